@@ -1,0 +1,50 @@
+# Sparring: `make run` runs the main job end to end, `make test` runs the test suite.
+# Both bootstrap .venv from uv.lock on a fresh machine (uv is installed with pip if missing).
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
+
+export RAY_USAGE_STATS_ENABLED := 0
+export RAY_AUTH_MODE ?= token
+export PYTHONUNBUFFERED := 1
+
+.PHONY: help setup run test test-fast lint bench mlflow-ui clean
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(VENV)/.synced: pyproject.toml uv.lock
+	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 \
+		|| $(PYTHON) -m pip install --quiet uv
+	$(UV) sync --locked
+	@touch $@
+
+setup: $(VENV)/.synced  ## create .venv from the lock file
+
+run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.db
+	$(PY) pipelines/equity.py trials=4000
+	@echo
+	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow)."
+	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
+
+test: setup  ## the whole test suite (slow exhaustive checks included)
+	$(PY) -m pytest
+
+test-fast: setup  ## the test suite without the slow exhaustive checks
+	$(PY) -m pytest -m "not slow"
+
+lint: setup  ## ruff
+	$(VENV)/bin/ruff check .
+
+bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks/RESULTS.md
+	$(PY) benchmarks/evaluator.py --quick
+	$(PY) benchmarks/equity.py --quick
+
+mlflow-ui: setup  ## browse the local MLflow store on http://127.0.0.1:5000
+	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db --host 127.0.0.1 --port 5000
+
+clean:  ## remove outputs of runs (keeps .venv)
+	rm -rf outputs multirun data mlartifacts mlflow.db .pytest_cache

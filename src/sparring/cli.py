@@ -1,0 +1,86 @@
+"""``sparring``: small interactive tools.
+
+    sparring equity AsKs --board "Ah 7c 2d" --opponents 9
+    sparring equity 7h7d --opponents 3 --trials 1000000 --seed 4
+
+Errors in the input end the command with a one-line message and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+def _cmd_equity(args: argparse.Namespace) -> int:
+    from sparring.poker.cards import format_cards
+    from sparring.poker.equity import MAX_OPPONENTS, equity
+
+    if not 1 <= args.opponents <= MAX_OPPONENTS:
+        raise UsageError(f"--opponents {args.opponents}: must be in 1..{MAX_OPPONENTS}")
+    if args.trials <= 0:
+        raise UsageError(f"--trials {args.trials}: must be a positive integer")
+    method = "exact" if args.exact else "auto"
+    try:
+        r = equity(args.hero, args.board, args.opponents, args.trials, args.seed, method=method)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    from sparring.poker.cards import parse_cards
+
+    board = format_cards(parse_cards(args.board)) if args.board.strip() else "-"
+    how = "exact enumeration" if r.exact else f"Monte Carlo, seed {args.seed}"
+    print(
+        f"hero {format_cards(parse_cards(args.hero))}  board {board}  "
+        f"vs {args.opponents} random hand{'s' if args.opponents > 1 else ''}"
+    )
+    print(f"equity  {r.equity:.4f}  ± {r.stderr:.4f} (1 s.e.)")
+    print(f"win     {r.win:.4f}")
+    print(f"tie     {r.tie:.4f}")
+    print(f"outcomes {r.trials:,} ({how})")
+    return 0
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="sparring",
+        description="Sparring: tools for training and evaluating game-playing agents.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    eq = sub.add_parser(
+        "equity",
+        help="hold'em equity of a hand against random opponents",
+        description="Equity of a hold'em hand against random opponent hands: exact when there "
+        "are at most --trials outcomes, else Monte Carlo. A k-way tie counts 1/k.",
+    )
+    eq.add_argument("hero", help='two hole cards, e.g. "AsKs" (ranks 23456789TJQKA, suits cdhs)')
+    eq.add_argument("--board", default="", help='0 to 5 board cards, e.g. "Ah 7c 2d"')
+    eq.add_argument("--opponents", type=int, default=1, help="random opponents, 1..22 (default 1)")
+    eq.add_argument("--trials", type=int, default=200_000, help="Monte Carlo outcomes (200000)")
+    eq.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    eq.add_argument("--exact", action="store_true", help="enumerate every outcome")
+    eq.set_defaults(func=_cmd_equity)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except UsageError as exc:
+        print(f"sparring {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Where kernels meet the outside world: Ray, MLflow, Parquet, seeds and configs."""

@@ -1,0 +1,66 @@
+"""Connecting to Ray from a config: an embedded local Ray, or an existing cluster.
+
+``conf/ray/local.yaml`` starts Ray inside the driver process (``address: null``);
+``conf/ray/cluster.yaml`` attaches to a running cluster (``address: auto``). ``init_ray`` is
+idempotent: a second call, or a call inside a Ray job where Ray is already up, reuses it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from typing import Any
+
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+import ray
+
+from sparring.runtime.config import ConfigError, to_container
+
+DEFAULTS: dict[str, Any] = {
+    "address": None,
+    "num_cpus": None,
+    "include_dashboard": False,
+    "log_to_driver": True,
+    "namespace": "sparring",
+}
+
+
+def init_ray(cfg: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Start or attach to Ray as ``cfg`` says and return the cluster resources.
+
+    Keys: ``address`` (null = embedded local Ray, ``auto`` = the running cluster, or
+    ``ray://host:port``), ``num_cpus`` (embedded only; null = all cores), ``include_dashboard``,
+    ``log_to_driver``, ``namespace``.
+    """
+    options = dict(DEFAULTS)
+    options.update(to_container(cfg or {}))
+    unknown = set(options) - set(DEFAULTS)
+    if unknown:
+        raise ConfigError(
+            f"ray.{sorted(unknown)[0]} is not a Ray setting; allowed: {', '.join(DEFAULTS)}"
+        )
+    num_cpus = options["num_cpus"]
+    if num_cpus is not None and (not isinstance(num_cpus, int) or num_cpus < 1):
+        raise ConfigError(f"ray.num_cpus={num_cpus!r} is not allowed: expected null or >= 1")
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {
+            "namespace": options["namespace"],
+            "log_to_driver": options["log_to_driver"],
+            "logging_level": logging.WARNING,
+            "configure_logging": True,
+        }
+        if options["address"]:
+            kwargs["address"] = options["address"]
+        else:
+            kwargs["num_cpus"] = num_cpus
+            kwargs["include_dashboard"] = options["include_dashboard"]
+        ray.init(**kwargs)
+    return dict(ray.cluster_resources())
+
+
+def shutdown_ray() -> None:
+    """Stop the embedded Ray (or detach from a cluster) if connected."""
+    if ray.is_initialized():
+        ray.shutdown()

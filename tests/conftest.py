@@ -1,0 +1,40 @@
+"""Shared fixtures: one real local Ray and one MLflow sqlite store for the whole session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+# Ray workers import test helpers by module name (tests.runtime.test_parallel), so they need the
+# repository root on their path; embedded Ray workers inherit the driver's environment.
+_ROOT = str(Path(__file__).resolve().parent.parent)
+os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
+
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+settings.register_profile("ci", deadline=None, max_examples=60)
+settings.load_profile("ci")
+
+
+@pytest.fixture(scope="session")
+def ray_session():
+    """A real embedded Ray with 2 CPUs, shared by every test that needs one."""
+    from sparring.runtime.ray_session import init_ray, shutdown_ray
+
+    resources = init_ray({"num_cpus": 2, "log_to_driver": False})
+    yield resources
+    shutdown_ray()
+
+
+@pytest.fixture(scope="session")
+def mlflow_store(tmp_path_factory):
+    """A tracking section pointing at a session-wide sqlite MLflow store."""
+    root = tmp_path_factory.mktemp("mlflow")
+    return {
+        "uri": f"sqlite:///{root / 'mlflow.db'}",
+        "artifact_root": str(root / "artifacts"),
+        "experiment": None,
+        "parent_run_id": None,
+    }
