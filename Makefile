@@ -26,6 +26,8 @@ setup: $(VENV)/.synced  ## create .venv from the lock file
 
 run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.db
 	$(PY) pipelines/equity.py trials=4000
+	$(PY) pipelines/handgen.py deals=200 seed=1
+	$(PY) -m sparring.cli poker replay --deals "$$(ls -td data/deals/*/ | head -1)" --deal 0 --rotation 0 | tail -n 8
 	@echo
 	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow)."
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
@@ -42,6 +44,7 @@ lint: setup  ## ruff
 bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks/RESULTS.md
 	$(PY) benchmarks/evaluator.py --quick
 	$(PY) benchmarks/equity.py --quick
+	$(PY) benchmarks/table_engine.py --quick
 
 mlflow-ui: setup  ## browse the local MLflow store on http://127.0.0.1:5000
 	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db --host 127.0.0.1 --port 5000

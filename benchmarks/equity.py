@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import best_rate, parser, report  # noqa: E402
+from _common import best_rate, parser, report
 
-from sparring.poker.equity import equity  # noqa: E402
+from sparring.poker.equity import equity
 
 
 def main() -> None:
@@ -45,8 +45,10 @@ def main() -> None:
             _ = 1.0 if mine > best else 0.0
         return lib_trials
 
-    full_range = eval7.HandRange("22+,A2s+,K2s+,Q2s+,J2s+,T2s+,92s+,82s+,72s+,62s+,52s+,42s+,"
-                                 "32s,A2o+,K2o+,Q2o+,J2o+,T2o+,92o+,82o+,72o+,62o+,52o+,42o+,32o")
+    full_range = eval7.HandRange(
+        "22+,A2s+,K2s+,Q2s+,J2s+,T2s+,92s+,82s+,72s+,62s+,52s+,42s+,"
+        "32s,A2o+,K2o+,Q2o+,J2o+,T2o+,92o+,82o+,72o+,62o+,52o+,42o+,32o"
+    )
 
     def eval7_heads_up() -> int:
         eval7.py_hand_vs_range_monte_carlo(hero, full_range, [], lib_trials * 10)

@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import best_rate, parser, random_hands, report  # noqa: E402
+from _common import best_rate, parser, random_hands, report
 
-from sparring.poker.evaluator import evaluate7  # noqa: E402
+from sparring.poker.evaluator import evaluate7
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
     sparring equity AsKs --board "Ah 7c 2d" --opponents 9
     sparring equity 7h7d --opponents 3 --trials 1000000 --seed 4
+    sparring poker replay --deals data/deals/<hash> --deal 3 --rotation 0
 
 Errors in the input end the command with a one-line message and exit status 2.
 """
@@ -47,6 +48,53 @@ def _cmd_equity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_poker_replay(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from sparring.pipelines.handgen import load_deal_set
+    from sparring.poker.bots import BASELINES, baseline, baseline_table
+    from sparring.poker.cards import format_cards
+    from sparring.poker.table import play_hand_reference, seating
+    from sparring.runtime.datasets import DatasetError
+
+    try:
+        deals = load_deal_set(args.deals)
+    except DatasetError as exc:
+        raise UsageError(str(exc)) from exc
+    hits = np.flatnonzero(deals.deal_id == args.deal)
+    if not hits.size:
+        raise UsageError(
+            f"--deal {args.deal}: no such deal; "
+            f"ids run {deals.deal_id.min()}..{deals.deal_id.max()}"
+        )
+    n = deals.n_seats
+    if not 0 <= args.rotation < n * n:
+        raise UsageError(f"--rotation {args.rotation}: must be in 0..{n * n - 1} for {n} seats")
+    for name, value in (("--hero", args.hero), ("--table", args.table)):
+        if value not in BASELINES or (name == "--hero" and value == "mixed"):
+            raise UsageError(f"{name} {value}: choose from {', '.join(BASELINES)}")
+    players = np.concatenate([baseline(args.hero)[None], baseline_table(args.table, n - 1)])
+    i = int(hits[0])
+    seat_hole, seat_player = seating(n, args.rotation)
+    trace = play_hand_reference(
+        deals.equity[i],
+        deals.strength[i],
+        seat_hole,
+        seat_player,
+        players,
+        board=deals.board[i],
+        holes=deals.holes[i],
+    )
+    print(
+        f"deal {args.deal}, rotation {args.rotation}: board {format_cards(deals.board[i])}; "
+        f"player 0 = {args.hero}, players 1..{n - 1} = {args.table}"
+    )
+    print("\n".join(trace.lines))
+    nets = {seat_player[s]: trace.net_by_seat[s] for s in range(n)}
+    print("net chips by player: " + ", ".join(f"{p}: {nets[p] + 0.0:+g}" for p in range(n)))
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sparring",
@@ -68,6 +116,22 @@ def _build_parser() -> argparse.ArgumentParser:
     eq.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     eq.add_argument("--exact", action="store_true", help="enumerate every outcome")
     eq.set_defaults(func=_cmd_equity)
+
+    poker = sub.add_parser("poker", help="poker tools (replay a hand of a deal set)")
+    poker_sub = poker.add_subparsers(dest="poker_command", metavar="TOOL")
+    poker_sub.required = True
+    rp = poker_sub.add_parser(
+        "replay",
+        help="print one hand of a deal set action by action",
+        description="Replay one rotation of one deal with baseline players: every action with "
+        "the equity or gene behind it, the pot, and the showdown.",
+    )
+    rp.add_argument("--deals", required=True, help="a deal-set directory (data/deals/<hash>)")
+    rp.add_argument("--deal", type=int, default=0, help="deal id (default 0)")
+    rp.add_argument("--rotation", type=int, default=0, help="rotation 0..N*N-1 (default 0)")
+    rp.add_argument("--hero", default="tight_aggressive", help="player 0's baseline")
+    rp.add_argument("--table", default="mixed", help="baseline of players 1..N-1 (or mixed)")
+    rp.set_defaults(func=_cmd_poker_replay)
     return parser
 
 

@@ -352,3 +352,81 @@ def equity_batch(
         out,
     )
     return out
+
+
+@njit(cache=True)
+def equity_by_opponents_kernel(
+    hole0, hole1, board, visible, max_opponents, trials, state, deck, shares
+):
+    """Monte Carlo equity against k = 1..max_opponents random hands at once.
+
+    Each outcome deals ``max_opponents`` hands; the equity against k opponents uses the first
+    k of them, so every ``shares[k-1] / trials`` is an unbiased estimate (the k's share draws).
+    ``deck`` is scratch space of 52 cards; returns the advanced random state.
+    """
+    used = np.zeros(52, dtype=np.bool_)
+    used[hole0] = True
+    used[hole1] = True
+    base_key = np.int64(SUIT_START)
+    base_bits = np.int64(0)
+    for j in range(visible):
+        used[board[j]] = True
+        base_key += CARD_KEYS[board[j]]
+        base_bits |= CARD_BITS[board[j]]
+    n_deck = 0
+    for c in range(52):
+        if not used[c]:
+            deck[n_deck] = c
+            n_deck += 1
+    missing = 5 - visible
+    need = missing + 2 * max_opponents
+    shares[:max_opponents] = 0.0
+    for _ in range(trials):
+        for j in range(need):
+            state, bits = next_u64(state)
+            r = j + below(bits, n_deck - j)
+            tmp = deck[j]
+            deck[j] = deck[r]
+            deck[r] = tmp
+        key = base_key
+        bits_b = base_bits
+        for j in range(missing):
+            key += CARD_KEYS[deck[j]]
+            bits_b |= CARD_BITS[deck[j]]
+        hero = value7(
+            key + CARD_KEYS[hole0] + CARD_KEYS[hole1], bits_b | CARD_BITS[hole0] | CARD_BITS[hole1]
+        )
+        ties = 0
+        for p in range(max_opponents):
+            a = deck[missing + 2 * p]
+            b = deck[missing + 2 * p + 1]
+            v = value7(key + CARD_KEYS[a] + CARD_KEYS[b], bits_b | CARD_BITS[a] | CARD_BITS[b])
+            if v > hero:
+                break  # hero loses against this many opponents and every larger count
+            if v == hero:
+                ties += 1
+            shares[p] += 1.0 / (ties + 1)
+    return state
+
+
+def equity_by_opponents(
+    hero, board="", max_opponents: int = 9, trials: int = 2000, seed: int = 0
+) -> np.ndarray:
+    """Equity against 1..max_opponents random hands from one shared simulation (float64)."""
+    hole, board_cards = check_situation(hero, board, max_opponents)
+    padded = np.zeros(5, dtype=np.uint8)
+    padded[: len(board_cards)] = board_cards
+    shares = np.zeros(max_opponents)
+    state = np.uint64(stream_state(seed_state(seed), 0))
+    equity_by_opponents_kernel(
+        hole[0],
+        hole[1],
+        padded,
+        len(board_cards),
+        max_opponents,
+        int(trials),
+        state,
+        np.empty(52, np.uint8),
+        shares,
+    )
+    return shares / trials
