@@ -28,6 +28,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) pipelines/equity.py trials=4000
 	$(PY) pipelines/handgen.py deals=200 seed=1
 	$(PY) -m sparring.cli poker replay --deals "$$(ls -td data/deals/*/ | head -1)" --deal 0 --rotation 0 | tail -n 8
+	$(PY) pipelines/evolve.py ga.population=16 ga.generations=3 deals.train=60 deals.heldout=150
 	@echo
 	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow)."
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
@@ -45,6 +46,7 @@ bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks
 	$(PY) benchmarks/evaluator.py --quick
 	$(PY) benchmarks/equity.py --quick
 	$(PY) benchmarks/table_engine.py --quick
+	$(PY) benchmarks/evolve.py --quick
 
 mlflow-ui: setup  ## browse the local MLflow store on http://127.0.0.1:5000
 	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db --host 127.0.0.1 --port 5000

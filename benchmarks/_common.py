@@ -41,10 +41,11 @@ def random_hands(n: int, size: int, seed: int) -> np.ndarray:
 
 
 def report(name: str, rows: list[tuple[str, float, str]], figures: dict) -> None:
-    """Print a table (what, rate, note) and the figures as JSON on the last line."""
+    """Print a table (what, value, note) and the figures as JSON on the last line."""
     print(f"\n{name}  ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)")
     width = max(len(r[0]) for r in rows)
-    for what, rate, note in rows:
-        print(f"  {what:<{width}}  {rate:>14,.0f} /s  {note}")
+    for what, value, note in rows:
+        shown = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.2f}"
+        print(f"  {what:<{width}}  {shown:>14}  {note}")
     figures = {"benchmark": name, "date": date.today().isoformat(), **figures}
     print(json.dumps(figures))

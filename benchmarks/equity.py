@@ -59,10 +59,10 @@ def main() -> None:
     report(
         "equity (trials per second, one core)",
         [
-            ("sparring 10-way (AsKs vs 9)", ours10, f"{trials:,} trials"),
-            ("eval7 loop 10-way", lib10, f"ours is {ours10 / lib10:,.0f}x"),
-            ("sparring heads-up (AsKs vs 1)", ours2, f"{trials:,} trials"),
-            ("eval7 C Monte Carlo heads-up", lib2, f"ours is {ours2 / lib2:,.1f}x"),
+            ("sparring 10-way (AsKs vs 9), trials/s", ours10, f"{trials:,} trials"),
+            ("eval7 loop 10-way, trials/s", lib10, f"ours is {ours10 / lib10:,.0f}x"),
+            ("sparring heads-up (AsKs vs 1), trials/s", ours2, f"{trials:,} trials"),
+            ("eval7 C Monte Carlo heads-up, trials/s", lib2, f"ours is {ours2 / lib2:,.1f}x"),
         ],
         {
             "ours_10way_trials_per_s": round(ours10),

@@ -46,9 +46,9 @@ def main() -> None:
     report(
         "evaluator (7-card hands, one core)",
         [
-            ("sparring evaluate7 (batch)", ours, f"{n_ours:,} random hands"),
-            ("eval7.evaluate (per hand)", e7, f"ours is {ours / e7:,.0f}x"),
-            ("phevaluator.evaluate_cards", phe, f"ours is {ours / phe:,.0f}x"),
+            ("sparring evaluate7 (batch), hands/s", ours, f"{n_ours:,} random hands"),
+            ("eval7.evaluate (per hand), hands/s", e7, f"ours is {ours / e7:,.0f}x"),
+            ("phevaluator.evaluate_cards, hands/s", phe, f"ours is {ours / phe:,.0f}x"),
         ],
         {
             "ours_hands_per_s": round(ours),

@@ -59,9 +59,9 @@ def main() -> None:
     report(
         "table engine (10 seats, full rotations, one core)",
         [
-            ("sparring play_deals (numba)", ours, f"{n_deals:,} deals x 100 hands"),
-            ("pure-Python reference, same rules", ref, f"ours is {ours / ref:,.0f}x"),
-            ("handgen deals (2,000 equity trials)", gen_rate, f"{n_gen} deals, 10 seats"),
+            ("sparring play_deals (numba), hands/s", ours, f"{n_deals:,} deals x 100 hands"),
+            ("pure-Python reference, hands/s", ref, f"ours is {ours / ref:,.0f}x"),
+            ("handgen deals/s (2,000 equity trials)", gen_rate, f"{n_gen} deals, 10 seats"),
         ],
         {
             "ours_hands_per_s": round(ours),

@@ -20,7 +20,13 @@ from sparring.pipelines.report import console, print_locations, print_table
 from sparring.poker.deals import DealSet, deal_spec, generate_deals
 from sparring.poker.preflop import load_table
 from sparring.poker.rules import MAX_SEATS, MIN_SEATS
-from sparring.runtime.config import ConfigError, config_hash, require_int
+from sparring.runtime.config import (
+    ConfigError,
+    config_hash,
+    lookup,
+    require_int,
+    require_number,
+)
 from sparring.runtime.datasets import (
     DatasetError,
     check_file,
@@ -66,17 +72,9 @@ class DealSetConfig:
         return self.directory(root) / f"part-{index:05d}.parquet"
 
 
-def _factor(cfg: Any, key: str) -> float:
-    value = cfg.get(key)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= 10:
-        raise ConfigError(f"preflop.{key}={value!r} is not allowed: expected a number in (0, 10]")
-    return float(value)
-
-
 def parse_config(cfg: DictConfig | dict[str, Any]) -> DealSetConfig:
     """Validate before any work starts; raises ConfigError naming the bad key."""
-    preflop = cfg.get("preflop") or {}
-    table = preflop.get("table")
+    table = lookup(cfg, "preflop.table")
     if table is not None and not Path(table).exists():
         raise ConfigError(f"preflop.table={table!r}: no such file")
     return DealSetConfig(
@@ -85,8 +83,8 @@ def parse_config(cfg: DictConfig | dict[str, Any]) -> DealSetConfig:
         equity_trials=require_int(cfg, "equity_trials", 1, 10_000_000),
         seed=require_int(cfg, "seed", 0),
         shard_size=require_int(cfg, "shard_size", 1, 1_000_000),
-        raise_factor=_factor(preflop, "raise_factor"),
-        call_factor=_factor(preflop, "call_factor"),
+        raise_factor=require_number(cfg, "preflop.raise_factor", 0, 10, low_open=True),
+        call_factor=require_number(cfg, "preflop.call_factor", 0, 10, low_open=True),
         preflop_table=None if table is None else str(Path(table).resolve()),
     )
 

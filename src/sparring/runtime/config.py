@@ -41,9 +41,20 @@ def config_hash(cfg: DictConfig | Mapping[str, Any], length: int = 12) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:length]
 
 
+def lookup(cfg: Mapping[str, Any] | None, key: str) -> Any:
+    """``cfg["a"]["b"]`` for the dotted key "a.b" (None when any part is missing)."""
+    value: Any = cfg
+    for part in key.split("."):
+        if value is None:
+            return None
+        value = value.get(part) if isinstance(value, Mapping) else getattr(value, part, None)
+    return value
+
+
 def require_int(cfg: Mapping[str, Any], key: str, low: int, high: int | None = None) -> int:
-    """``cfg[key]`` as an int in [low, high]; raises ConfigError naming key, value and range."""
-    value = cfg.get(key) if isinstance(cfg, Mapping) else getattr(cfg, key, None)
+    """``cfg[key]`` (``key`` may be dotted, "ga.population") as an int in [low, high]; raises
+    ConfigError naming the key, the value and the range."""
+    value = lookup(cfg, key)
     allowed = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"{key}={value!r} is not allowed: expected {allowed}")
@@ -54,7 +65,7 @@ def require_int(cfg: Mapping[str, Any], key: str, low: int, high: int | None = N
 
 def require_ints(cfg: Mapping[str, Any], key: str, low: int, high: int) -> list[int]:
     """``cfg[key]`` as a non-empty list of ints in [low, high]."""
-    value = cfg.get(key)
+    value = lookup(cfg, key)
     items = list(value) if isinstance(value, Iterable) and not isinstance(value, str) else None
     if not items or any(isinstance(v, bool) or not isinstance(v, int) for v in items):
         raise ConfigError(
@@ -67,10 +78,26 @@ def require_ints(cfg: Mapping[str, Any], key: str, low: int, high: int) -> list[
     return items
 
 
+def require_number(
+    cfg: Mapping[str, Any], key: str, low: float, high: float, low_open: bool = False
+) -> float:
+    """``cfg[key]`` as a number in [low, high] (or (low, high] with ``low_open``)."""
+    value = lookup(cfg, key)
+    bracket = "(" if low_open else "["
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if ok:
+        ok = (value > low if low_open else value >= low) and value <= high
+    if not ok:
+        raise ConfigError(
+            f"{key}={value!r} is not allowed: expected a number in {bracket}{low:g}, {high:g}]"
+        )
+    return float(value)
+
+
 def require_choice(cfg: Mapping[str, Any], key: str, choices: Iterable[str]) -> str:
     """``cfg[key]`` as one of ``choices``."""
     allowed = list(choices)
-    value = cfg.get(key)
+    value = lookup(cfg, key)
     if value not in allowed:
         raise ConfigError(f"{key}={value!r} is not allowed: expected one of {', '.join(allowed)}")
     return value

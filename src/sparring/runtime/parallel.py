@@ -39,14 +39,18 @@ def parallel_map(
 ) -> list[R]:
     """Return ``[fn(item, **shared) for item in items]`` computed as Ray tasks.
 
-    ``shared`` values are put in the object store once and every task receives them (Ray
-    resolves the references before the call). A task that raises, or whose worker dies, is
-    retried up to ``max_retries`` times; if it still fails, its exception is raised here.
+    ``shared`` values are put in the object store once per call and every task receives them
+    (Ray resolves the references before the call); pass an ``ObjectRef`` (``ray.put``) to share
+    a value across many calls, e.g. a deal set over all generations of a run. A task that
+    raises, or whose worker dies, is retried up to ``max_retries`` times; if it still fails,
+    its exception is raised here.
     Ray must already be initialised (``init_ray``).
     """
     if not ray.is_initialized():
         raise RuntimeError("parallel_map needs Ray: call sparring.runtime.ray_session.init_ray()")
-    refs_shared = {k: ray.put(v) for k, v in (shared or {}).items()}
+    refs_shared = {
+        k: v if isinstance(v, ray.ObjectRef) else ray.put(v) for k, v in (shared or {}).items()
+    }
     task = _remote(fn).options(
         max_retries=max_retries, retry_exceptions=max_retries > 0, num_cpus=num_cpus
     )

@@ -1,0 +1,187 @@
+"""The evolution loop as pure state transitions: evaluate -> trainer update -> breed.
+
+``run_generation`` takes the evaluation as a function, so the same loop runs serially in tests
+and as Ray tasks in the pipeline. All randomness comes from one numpy Generator whose state is
+part of the ``EvolutionState``: a run resumed from a checkpoint continues exactly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+
+import numpy as np
+
+from sparring.ga.operators import (
+    CROSSOVERS,
+    OPERATORS,
+    POLICIES,
+    crossover_for_generation,
+    mutate,
+    random_population,
+    tournament,
+)
+from sparring.ga.trainers import TrainerChange, update_trainers
+from sparring.poker.bots import baseline_table
+from sparring.runtime.seeding import seed_sequence
+
+# evaluate(population, trainers) -> (fitness bb/100 (P,), used (P, 540), hands played)
+Evaluate = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, int]]
+# challenge(individual, trainers) -> (individual's net chips, each trainer's net chips (T,))
+Challenge = Callable[[np.ndarray, np.ndarray], tuple[float, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class GAConfig:
+    """Settings of the algorithm (validated by the pipeline)."""
+
+    population: int = 64
+    tournament: int = 3
+    elitism: int = 2
+    p_crossover: float = 0.7
+    p_mutation: float = 0.3
+    mutation_genes: int = 10
+    variance: float = 0.1
+    crossover_policy: str = "cycle"
+    crossover_operator: str = "half_individual"
+    trainer_size: int = 9
+    trainer_start: str = "random"
+    seed: int = 0
+
+    def check(self) -> None:
+        if self.crossover_policy not in POLICIES:
+            raise ValueError(f"crossover_policy {self.crossover_policy!r}: one of {POLICIES}")
+        if self.crossover_operator not in CROSSOVERS:
+            raise ValueError(f"crossover_operator {self.crossover_operator!r}: one of {CROSSOVERS}")
+        if self.trainer_start not in ("random", "baselines"):
+            raise ValueError(f"trainer_start {self.trainer_start!r}: random or baselines")
+        if not 0 <= self.elitism < self.population:
+            raise ValueError("elitism must be in 0..population-1")
+
+
+@dataclass
+class EvolutionState:
+    """Everything needed to continue a run (what a checkpoint holds)."""
+
+    generation: int  # generations completed
+    population: np.ndarray  # (P, 540, 2) int8, the next population to evaluate
+    trainers: np.ndarray  # (T, 540, 2) int8
+    rng_state: dict
+    champion: np.ndarray  # best individual of the last evaluated generation
+    champion_fitness: float
+    used: np.ndarray  # (P, 540) bool, used masks of the last evaluated generation
+    history: list[dict] = field(default_factory=list)
+    changes: list[dict] = field(default_factory=list)
+
+
+def initial_state(cfg: GAConfig) -> EvolutionState:
+    """Generation 0: a random population and the starting trainer set."""
+    cfg.check()
+    rng = np.random.default_rng(seed_sequence(cfg.seed, "evolve"))
+    population = random_population(cfg.population, rng)
+    if cfg.trainer_start == "random":
+        trainers = random_population(cfg.trainer_size, rng)
+    else:
+        trainers = baseline_table("mixed", cfg.trainer_size, seed=cfg.seed)
+    return EvolutionState(
+        generation=0,
+        population=population,
+        trainers=trainers,
+        rng_state=rng.bit_generator.state,
+        champion=population[0].copy(),
+        champion_fitness=float("nan"),
+        used=np.zeros(population.shape[:2], dtype=bool),
+    )
+
+
+def diversity(population: np.ndarray) -> float:
+    """Mean standard deviation of each threshold across the population, over its range 200."""
+    return float(population.astype(np.float64).std(axis=0).mean() / 200.0)
+
+
+def breed(
+    population: np.ndarray,
+    fitness: np.ndarray,
+    used: np.ndarray,
+    operator: str,
+    cfg: GAConfig,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """The next population: the elite unchanged, then children of tournament-selected pairs,
+    each crossed (one operator for the whole generation) and mutated at most once."""
+    cross = OPERATORS[operator]
+    order = np.argsort(-fitness, kind="stable")
+    children = [population[i].copy() for i in order[: cfg.elitism]]
+    while len(children) < cfg.population:
+        i = tournament(fitness, cfg.tournament, rng)
+        j = tournament(fitness, cfg.tournament, rng)
+        a, b = population[i], population[j]
+        if rng.random() < cfg.p_crossover:
+            c1, c2 = cross(a, b, used[i], rng)
+        else:
+            c1, c2 = a.copy(), b.copy()
+        # A child mutates the genes its head parent used (its own use is not known yet).
+        for child, parent_used in ((c1, used[i]), (c2, used[j])):
+            if rng.random() < cfg.p_mutation:
+                child = mutate(child, parent_used, cfg.mutation_genes, cfg.variance, rng)
+            children.append(child)
+    return np.stack(children[: cfg.population])
+
+
+def run_generation(
+    state: EvolutionState, cfg: GAConfig, evaluate: Evaluate, challenge: Challenge
+) -> EvolutionState:
+    """Evaluate the population, let its best challenge the trainers, breed the next one."""
+    start = time.perf_counter()
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state.rng_state
+    fitness, used, hands = evaluate(state.population, state.trainers)
+    eval_seconds = time.perf_counter() - start
+    best = int(np.argmax(fitness))
+    challenger_net, trainer_net = challenge(state.population[best], state.trainers)
+    trainers, change = update_trainers(
+        state.trainers, state.population[best], challenger_net, trainer_net, state.generation, best
+    )
+    operator = crossover_for_generation(
+        cfg.crossover_policy, cfg.crossover_operator, state.generation, rng
+    )
+    population = breed(state.population, fitness, used, operator, cfg, rng)
+    record = {
+        "generation": state.generation,
+        "best_fitness": float(fitness[best]),
+        "mean_fitness": float(fitness.mean()),
+        "median_fitness": float(np.median(fitness)),
+        "used_gene_fraction": float(used.mean()),
+        "diversity": diversity(state.population),
+        "operator": operator,
+        "operator_index": CROSSOVERS.index(operator),
+        "trainer_changes": 0 if change is None else 1,
+        "challenger_net": float(challenger_net),
+        "hands": int(hands),
+        "hands_per_s": hands / eval_seconds if eval_seconds > 0 else 0.0,
+        "wall_s": time.perf_counter() - start,
+    }
+    changes = state.changes + ([asdict(change)] if change is not None else [])
+    return replace(
+        state,
+        generation=state.generation + 1,
+        population=population,
+        trainers=trainers,
+        rng_state=rng.bit_generator.state,
+        champion=state.population[best].copy(),
+        champion_fitness=float(fitness[best]),
+        used=used,
+        history=[*state.history, record],
+        changes=changes,
+    )
+
+
+__all__ = [
+    "EvolutionState",
+    "GAConfig",
+    "TrainerChange",
+    "breed",
+    "initial_state",
+    "run_generation",
+]

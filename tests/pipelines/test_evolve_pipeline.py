@@ -1,0 +1,101 @@
+"""evolve end to end on tiny configs: Ray tasks, checkpoints, resume, MLflow, registry."""
+
+import numpy as np
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.ga.registry import load_registered
+from sparring.pipelines.evolve import run
+from sparring.runtime.config import ConfigError
+
+TINY = (
+    "table_size=6",
+    "ga.population=8",
+    "deals.train=12",
+    "deals.heldout=40",
+    "deals.equity_trials=60",
+    "deals.shard_size=20",
+    "seed=3",
+)
+
+
+def results(history):
+    return [{k: v for k, v in r.items() if k not in ("hands_per_s", "wall_s")} for r in history]
+
+
+@pytest.fixture
+def evolve_config(pipeline_config, tmp_path):
+    def make(*overrides):
+        return pipeline_config("evolve", *TINY, f"deals.root={tmp_path / 'deals'}", *overrides)
+
+    return make
+
+
+def test_tiny_run_logs_checkpoints_and_registers(ray_session, evolve_config, tmp_path):
+    cfg = evolve_config("ga.generations=2", f"checkpoint_root={tmp_path / 'ck'}",
+                        "registry.model_name=test-champion")
+    out = run(cfg)
+    assert sorted(p.name for p in out["checkpoint_dir"].iterdir()) == ["gen-00001.npz",
+                                                                      "gen-00002.npz"]
+    client = MlflowClient(cfg.tracking.uri)
+    history = client.get_metric_history(out["run_id"], "best_fitness")
+    assert [m.step for m in history] == [0, 1]
+    metrics = client.get_run(out["run_id"]).data.metrics
+    for table in ("calling_station", "maniac", "random", "tight_aggressive", "mixed"):
+        assert f"champion_bb100_vs_{table}" in metrics
+    artifacts = {a.path for a in client.list_artifacts(out["run_id"])}
+    assert {"fitness.png", "champion", "champion_benchmark.txt", "trainer_changes.json"} <= artifacts
+    chromosome, info, version = load_registered(client, "test-champion", "champion")
+    assert version == out["model_version"]
+    assert np.array_equal(chromosome, out["state"].champion) and chromosome.dtype == np.int8
+    assert info["table_size"] == 6
+
+
+def test_resume_after_interruption_equals_uninterrupted_run(ray_session, evolve_config,
+                                                            tmp_path):
+    common = ("registry.register=false",)
+    straight = run(evolve_config("ga.generations=3", f"checkpoint_root={tmp_path / 'a'}",
+                                 *common))["state"]
+    # "Killed" after generation 1: the checkpoint directory holds gen-00001 only.
+    run(evolve_config("ga.generations=1", f"checkpoint_root={tmp_path / 'b'}", *common))
+    resumed = run(evolve_config("ga.generations=3", f"checkpoint_root={tmp_path / 'b'}",
+                                "resume=true", *common))["state"]
+    assert results(resumed.history) == results(straight.history)
+    assert np.array_equal(resumed.population, straight.population)
+    assert np.array_equal(resumed.trainers, straight.trainers)
+
+
+def test_same_results_for_one_and_two_workers(ray_session, evolve_config, tmp_path):
+    common = ("ga.generations=2", "registry.register=false")
+    one = run(evolve_config("ga.chunks=1", f"checkpoint_root={tmp_path / 'one'}", *common))
+    two = run(evolve_config("ga.chunks=4", f"checkpoint_root={tmp_path / 'two'}", *common))
+    assert results(one["state"].history) == results(two["state"].history)
+    assert np.array_equal(one["state"].population, two["state"].population)
+
+
+def test_a_short_run_beats_the_calling_station_table(ray_session, pipeline_config, tmp_path):
+    cfg = pipeline_config(
+        "evolve", "table_size=10", "ga.population=16", "ga.generations=4", "deals.train=60",
+        "deals.heldout=150", "deals.equity_trials=150", "seed=1",
+        f"deals.root={tmp_path / 'deals'}", f"checkpoint_root={tmp_path / 'ck'}",
+        "registry.register=false",
+    )
+    out = run(cfg)
+    station = next(r for r in out["benchmark"] if r.table == "calling_station")
+    assert station.ci_low > 0, station
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("ga.population=2", "ga.population=2 is not allowed"),
+        ("ga.p_mutation=1.5", r"ga.p_mutation=1.5 is not allowed: expected a number in \[0, 1\]"),
+        ("ga.crossover_policy=best", "ga.crossover_policy"),
+        ("trainers.size=3", "trainers.size=3 is not allowed"),
+        ("deals.heldout_seed=1", "heldout_seed must differ"),
+    ],
+)
+def test_bad_config_is_refused(evolve_config, tmp_path, override, message):
+    with pytest.raises(ConfigError, match=message):
+        run(evolve_config(override, f"checkpoint_root={tmp_path / 'ck'}"))
+    assert not (tmp_path / "ck").exists() and not (tmp_path / "deals").exists()
