@@ -24,8 +24,7 @@ def loop(deals, cfg):
         return evaluate_population(pop, tr, deals.equity, deals.strength, seats, 1.6, 1.1)
 
     def challenge(ind, tr):
-        net, _, tnet, _ = play_with_trainers(ind, tr, deals.equity, deals.strength, seats, 1.6,
-                                             1.1)
+        net, _, tnet, _ = play_with_trainers(ind, tr, deals.equity, deals.strength, seats, 1.6, 1.1)
         return float(net.sum()), tnet
 
     return lambda state: run_generation(state, cfg, evaluate, challenge)
@@ -76,8 +75,9 @@ def test_checkpoint_round_trip_is_exact(deals, tmp_path):
 def test_elite_survive_unchanged(deals):
     state = initial_state(CFG)
     seats = trainer_seats(N - 1, N, deals.deal_id, 0)
-    fitness, _, _ = evaluate_population(state.population, state.trainers, deals.equity,
-                                        deals.strength, seats, 1.6, 1.1)
+    fitness, _, _ = evaluate_population(
+        state.population, state.trainers, deals.equity, deals.strength, seats, 1.6, 1.1
+    )
     nxt = loop(deals, CFG)(state)
     top = np.argsort(-fitness, kind="stable")[:2]
     assert np.array_equal(nxt.population[:2], state.population[top])

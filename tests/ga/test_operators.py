@@ -79,8 +79,7 @@ def test_used_genes_swaps_only_used_genes():
     variance=st.floats(0.01, 1.0),
     used_count=st.integers(0, N_GENES),
 )
-def test_mutation_touches_only_used_genes_and_keeps_order_and_range(seed, m, variance,
-                                                                    used_count):
+def test_mutation_touches_only_used_genes_and_keeps_order_and_range(seed, m, variance, used_count):
     rng = np.random.default_rng(seed)
     x = np.sort(rng.integers(-100, 101, (N_GENES, 2)), axis=1).astype(np.int8)
     used = np.zeros(N_GENES, bool)
@@ -115,7 +114,9 @@ def test_tournament_picks_the_fittest_drawn():
 def test_operator_policies():
     rng = np.random.default_rng(0)
     assert [crossover_for_generation("cycle", "x", g, rng) for g in range(5)] == [
-        *CROSSOVERS, CROSSOVERS[0]]
+        *CROSSOVERS,
+        CROSSOVERS[0],
+    ]
     assert crossover_for_generation("fixed", "used_genes", 7, rng) == "used_genes"
     assert {crossover_for_generation("random", "x", g, rng) for g in range(100)} == set(CROSSOVERS)
 

@@ -32,11 +32,16 @@ def evolve_config(pipeline_config, tmp_path):
 
 
 def test_tiny_run_logs_checkpoints_and_registers(ray_session, evolve_config, tmp_path):
-    cfg = evolve_config("ga.generations=2", f"checkpoint_root={tmp_path / 'ck'}",
-                        "registry.model_name=test-champion")
+    cfg = evolve_config(
+        "ga.generations=2",
+        f"checkpoint_root={tmp_path / 'ck'}",
+        "registry.model_name=test-champion",
+    )
     out = run(cfg)
-    assert sorted(p.name for p in out["checkpoint_dir"].iterdir()) == ["gen-00001.npz",
-                                                                      "gen-00002.npz"]
+    assert sorted(p.name for p in out["checkpoint_dir"].iterdir()) == [
+        "gen-00001.npz",
+        "gen-00002.npz",
+    ]
     client = MlflowClient(cfg.tracking.uri)
     history = client.get_metric_history(out["run_id"], "best_fitness")
     assert [m.step for m in history] == [0, 1]
@@ -44,22 +49,26 @@ def test_tiny_run_logs_checkpoints_and_registers(ray_session, evolve_config, tmp
     for table in ("calling_station", "maniac", "random", "tight_aggressive", "mixed"):
         assert f"champion_bb100_vs_{table}" in metrics
     artifacts = {a.path for a in client.list_artifacts(out["run_id"])}
-    assert {"fitness.png", "champion", "champion_benchmark.txt", "trainer_changes.json"} <= artifacts
+    expected = {"fitness.png", "champion", "champion_benchmark.txt", "trainer_changes.json"}
+    assert expected <= artifacts
     chromosome, info, version = load_registered(client, "test-champion", "champion")
     assert version == out["model_version"]
     assert np.array_equal(chromosome, out["state"].champion) and chromosome.dtype == np.int8
     assert info["table_size"] == 6
 
 
-def test_resume_after_interruption_equals_uninterrupted_run(ray_session, evolve_config,
-                                                            tmp_path):
+def test_resume_after_interruption_equals_uninterrupted_run(ray_session, evolve_config, tmp_path):
     common = ("registry.register=false",)
-    straight = run(evolve_config("ga.generations=3", f"checkpoint_root={tmp_path / 'a'}",
-                                 *common))["state"]
+    straight = run(evolve_config("ga.generations=3", f"checkpoint_root={tmp_path / 'a'}", *common))[
+        "state"
+    ]
     # "Killed" after generation 1: the checkpoint directory holds gen-00001 only.
     run(evolve_config("ga.generations=1", f"checkpoint_root={tmp_path / 'b'}", *common))
-    resumed = run(evolve_config("ga.generations=3", f"checkpoint_root={tmp_path / 'b'}",
-                                "resume=true", *common))["state"]
+    resumed = run(
+        evolve_config(
+            "ga.generations=3", f"checkpoint_root={tmp_path / 'b'}", "resume=true", *common
+        )
+    )["state"]
     assert results(resumed.history) == results(straight.history)
     assert np.array_equal(resumed.population, straight.population)
     assert np.array_equal(resumed.trainers, straight.trainers)
@@ -75,9 +84,16 @@ def test_same_results_for_one_and_two_workers(ray_session, evolve_config, tmp_pa
 
 def test_a_short_run_beats_the_calling_station_table(ray_session, pipeline_config, tmp_path):
     cfg = pipeline_config(
-        "evolve", "table_size=10", "ga.population=16", "ga.generations=4", "deals.train=60",
-        "deals.heldout=150", "deals.equity_trials=150", "seed=1",
-        f"deals.root={tmp_path / 'deals'}", f"checkpoint_root={tmp_path / 'ck'}",
+        "evolve",
+        "table_size=10",
+        "ga.population=16",
+        "ga.generations=4",
+        "deals.train=60",
+        "deals.heldout=150",
+        "deals.equity_trials=150",
+        "seed=1",
+        f"deals.root={tmp_path / 'deals'}",
+        f"checkpoint_root={tmp_path / 'ck'}",
         "registry.register=false",
     )
     out = run(cfg)
