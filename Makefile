@@ -29,6 +29,8 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) pipelines/handgen.py deals=200 seed=1
 	$(PY) -m sparring.cli poker replay --deals "$$(ls -td data/deals/*/ | head -1)" --deal 0 --rotation 0 | tail -n 8
 	$(PY) pipelines/evolve.py ga.population=16 ga.generations=3 deals.train=60 deals.heldout=150
+	$(PY) pipelines/eleusis_bench.py seeds=8 cap=20000 'scientists=[frequency,beta_thompson,em_greedy,oracle]'
+	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name em_greedy
 	@echo
 	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow)."
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
@@ -47,6 +49,7 @@ bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks
 	$(PY) benchmarks/equity.py --quick
 	$(PY) benchmarks/table_engine.py --quick
 	$(PY) benchmarks/evolve.py --quick
+	$(PY) benchmarks/eleusis.py --quick
 
 mlflow-ui: setup  ## browse the local MLflow store on http://127.0.0.1:5000
 	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db --host 127.0.0.1 --port 5000

@@ -3,6 +3,7 @@
     sparring equity AsKs --board "Ah 7c 2d" --opponents 9
     sparring equity 7h7d --opponents 3 --trials 1000000 --seed 4
     sparring poker replay --deals data/deals/<hash> --deal 3 --rotation 0
+    sparring eleusis referee --deck spike:alpha=0.5 --seed 1 -- sparring eleusis scientist
 
 Errors in the input end the command with a one-line message and exit status 2.
 """
@@ -95,6 +96,48 @@ def _cmd_poker_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def _deck(spec: str, seed: int):
+    from sparring.eleusis.decks import make_deck
+
+    try:
+        return make_deck(spec, seed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def _cmd_eleusis_referee(args: argparse.Namespace) -> int:
+    from sparring.eleusis.env import EleusisGame
+    from sparring.eleusis.protocol import run_referee
+
+    command = list(args.program)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise UsageError("give the scientist program after --, e.g. -- sparring eleusis scientist")
+    if args.harma < 1 or args.cap < 1:
+        raise UsageError("--harma and --cap must be at least 1")
+    game = EleusisGame(_deck(args.deck, args.seed), args.seed, args.harma, args.cap)
+    result = run_referee(game, command)
+    if result.status == "invalid":
+        print(f"invalid game after {result.guesses} guesses: {result.message}")
+        return 3
+    word = "finished" if result.status == "finished" else "did not finish (cap reached)"
+    print(f"{word}: {result.guesses} guesses, harma {result.harma}")
+    return 0
+
+
+def _cmd_eleusis_scientist(args: argparse.Namespace) -> int:
+    from sparring.eleusis.protocol import run_scientist
+    from sparring.eleusis.scientists import NAMES
+
+    if args.name not in NAMES:
+        raise UsageError(f"--name {args.name}: choose from {', '.join(NAMES)}")
+    p_true = _deck(args.deck, args.seed) if args.deck else None
+    if args.name in ("oracle", "optimal") and p_true is None:
+        raise UsageError(f"the {args.name} knows the deck: give --deck (and the game's --seed)")
+    return run_scientist(args.name, args.seed, args.harma, p_true)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sparring",
@@ -132,6 +175,38 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--hero", default="tight_aggressive", help="player 0's baseline")
     rp.add_argument("--table", default="mixed", help="baseline of players 1..N-1 (or mixed)")
     rp.set_defaults(func=_cmd_poker_replay)
+
+    el = sub.add_parser("eleusis", help="Probabilistic Eleusis: referee and scientists")
+    el_sub = el.add_subparsers(dest="eleusis_command", metavar="TOOL")
+    el_sub.required = True
+    ref = el_sub.add_parser(
+        "referee",
+        help="run a scientist program over stdin/stdout for one game",
+        description="Referee one game: the program writes guesses '<suit> <number>' (suits "
+        "CDHS, numbers 1..13) and reads '<suit> <number> <0|1> <0|1>'. Exit status 0 when the "
+        "game finished or hit the cap, 3 when the program broke the protocol.",
+    )
+    ref.add_argument("--deck", required=True, help="family[:k=v,...], e.g. spike:alpha=0.5")
+    ref.add_argument("--seed", type=int, default=0, help="game seed (deck instance and draws)")
+    ref.add_argument("--harma", type=int, default=100, help="starting harma (default 100)")
+    ref.add_argument("--cap", type=int, default=1_000_000, help="guess cap (default 1000000)")
+    ref.add_argument("program", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
+    ref.set_defaults(func=_cmd_eleusis_referee)
+    sci = el_sub.add_parser(
+        "scientist",
+        help="one of our scientists speaking the line protocol",
+        description="Write guesses to stdout, read feedback from stdin until it closes.",
+    )
+    sci.add_argument(
+        "--name",
+        default="em_greedy",
+        help="frequency, greedy_frequency, "
+        "beta_thompson, dirichlet_gibbs, em_greedy, oracle, optimal",
+    )
+    sci.add_argument("--seed", type=int, default=0, help="seed of its random choices")
+    sci.add_argument("--harma", type=int, default=100, help="starting harma (for optimal)")
+    sci.add_argument("--deck", default=None, help="the deck (oracle and optimal only)")
+    sci.set_defaults(func=_cmd_eleusis_scientist)
     return parser
 
 

@@ -32,3 +32,29 @@ def line_plot(
     fig.savefig(path)
     plt.close(fig)
     return Path(path)
+
+
+def grouped_bars(
+    path: str | Path,
+    groups: Sequence[str],
+    series: Mapping[str, Sequence[float]],
+    title: str,
+    ylabel: str,
+) -> Path:
+    """Bars per group, one colour per series; returns the path."""
+    import numpy as np
+
+    fig, ax = plt.subplots(figsize=(max(7, 1.2 * len(groups) + 2), 4.5), dpi=100)
+    width = 0.8 / max(1, len(series))
+    x = np.arange(len(groups))
+    for i, (name, ys) in enumerate(series.items()):
+        ax.bar(x + i * width - 0.4 + width / 2, list(ys), width, label=name)
+    ax.set_xticks(x, list(groups), rotation=20, ha="right", fontsize=8)
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return Path(path)

@@ -1,0 +1,2 @@
+"""Probabilistic Eleusis: scientists that learn a hidden card distribution from censored
+feedback (specs/eleusis.md)."""

@@ -1,0 +1,50 @@
+"""Cards of Eleusis: index ``c = 13 * suit + (number - 1)``; suits C, D, H, S; numbers 1..13.
+
+Feedback of a guess is coded 0..3: bit 0 = suit right, bit 1 = number right (3 = both).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+SUITS = "CDHS"
+N_CARDS = 52
+BOTH, SUIT_ONLY, NUMBER_ONLY, NEITHER = 3, 1, 2, 0
+HARMA_CHANGE = {BOTH: -3, SUIT_ONLY: 0, NUMBER_ONLY: 0, NEITHER: 2}
+
+
+def card_index(suit: str, number: int) -> int:
+    return 13 * SUITS.index(suit) + number - 1
+
+
+def card_name(c: int) -> str:
+    """ "H 12" style text of a card index."""
+    return f"{SUITS[c // 13]} {c % 13 + 1}"
+
+
+@njit(cache=True)
+def feedback_code(guess: int, drawn: int) -> int:
+    suit_ok = 1 if guess // 13 == drawn // 13 else 0
+    number_ok = 2 if guess % 13 == drawn % 13 else 0
+    return suit_ok + number_ok
+
+
+@njit(cache=True)
+def harma_change(code: int) -> int:
+    if code == 3:
+        return -3
+    if code == 0:
+        return 2
+    return 0
+
+
+@njit(cache=True)
+def consistent(guess: int, code: int, card: int) -> bool:
+    """Whether ``card`` could have been drawn given the feedback ``code`` on ``guess``."""
+    return feedback_code(guess, card) == code
+
+
+def consistent_cards(guess: int, code: int) -> np.ndarray:
+    """Indices of the cards consistent with a feedback (1, 12, 3 or 36 of them)."""
+    return np.array([c for c in range(N_CARDS) if consistent(guess, code, c)], dtype=np.int64)

@@ -1,0 +1,290 @@
+"""Scientists: choose a guess, learn from its feedback. Numba kernels, one game loop.
+
+Every scientist chooses by the expected harma ``d`` of its current belief, never by the mode.
+
+- ``frequency``: the report's baseline. A 4 x 13 frequency matrix M (start 0); each feedback
+  spreads one unit of mass uniformly over the cards consistent with it (1, 12, 3 or 36 cards);
+  guess argmax d under M; reset M when the harma accumulated since the last reset exceeds the
+  threshold (default 50).
+- ``greedy_frequency``: the same without the reset.
+- ``beta_thompson``: independent Beta posteriors for each suit, number and card (priors with the
+  uniform deck's means: Beta(1, 3), Beta(1, 12), Beta(1, 51)); Thompson sampling on d with
+  p(c) <= min(p_S, p_N).
+- ``dirichlet_gibbs``: a Dirichlet(alpha) posterior over the 52 cards by Gibbs data
+  augmentation (each observation's hidden card imputed within its feedback set; one sweep per
+  guess, warm-started), Thompson sampling on d.
+- ``em_greedy``: the same model's MAP estimate by one EM step per guess; greedy on d.
+- ``oracle`` (knows p: argmax d) and ``optimal`` (knows p: the value-iteration policy per
+  harma) are references.
+
+Random choices use numba's generator, seeded per game; the drawn cards come from the game's own
+stream (``env``), so every scientist faces the same card sequence for a (deck, seed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from sparring.eleusis.cards import N_CARDS, feedback_code, harma_change
+from sparring.eleusis.theory import best_card, d_values
+
+NAMES = (
+    "frequency",
+    "greedy_frequency",
+    "beta_thompson",
+    "dirichlet_gibbs",
+    "em_greedy",
+    "oracle",
+    "optimal",
+)
+FREQUENCY, GREEDY_FREQUENCY, BETA_THOMPSON, DIRICHLET_GIBBS, EM_GREEDY, ORACLE, OPTIMAL = range(7)
+LEARNERS = NAMES[:5]
+# params[0] per kind: reset threshold (frequency), Dirichlet alpha (gibbs, em)
+DEFAULT_PARAM = {
+    "frequency": 50.0,
+    "greedy_frequency": 0.0,
+    "beta_thompson": 0.0,
+    "dirichlet_gibbs": 0.1,
+    "em_greedy": 1.001,
+    "oracle": 0.0,
+    "optimal": 0.0,
+}
+
+
+@njit(cache=True)
+def spread(weights, guess, code):
+    """Add one unit of mass spread uniformly over the cards consistent with a feedback."""
+    if code == 3:
+        weights[guess] += 1.0
+        return
+    share = 1.0 / (12.0 if code == 1 else 3.0 if code == 2 else 36.0)
+    for c in range(N_CARDS):
+        if feedback_code(guess, c) == code:
+            weights[c] += share
+
+
+@njit(cache=True)
+def reset(kind, param, weights, ab, groups, scal):
+    """Initial belief of a scientist."""
+    groups[:] = 0
+    scal[:] = 0.0
+    if kind == FREQUENCY or kind == GREEDY_FREQUENCY:
+        weights[:] = 0.0
+    else:
+        weights[:] = 1.0 / N_CARDS
+    ab[0, :] = 1.0
+    for i in range(69):
+        ab[1, i] = 3.0 if i < 4 else 12.0 if i < 17 else 51.0
+
+
+@njit(cache=True)
+def _gibbs_sweep(alpha, weights, groups, imputed):
+    imputed[:] = 0.0
+    for g in range(N_CARDS):
+        for code in range(4):
+            count = groups[g, code]
+            if count == 0:
+                continue
+            mass = 0.0
+            for c in range(N_CARDS):
+                if feedback_code(g, c) == code:
+                    mass += weights[c]
+            left = count
+            for c in range(N_CARDS):
+                if left == 0 or mass <= 0.0:
+                    break
+                if feedback_code(g, c) == code:
+                    share = min(1.0, weights[c] / mass)
+                    k = np.random.binomial(left, share)
+                    imputed[c] += k
+                    left -= k
+                    mass -= weights[c]
+    total = 0.0
+    for c in range(N_CARDS):
+        weights[c] = np.random.gamma(alpha + imputed[c], 1.0)
+        total += weights[c]
+    for c in range(N_CARDS):
+        weights[c] /= total
+
+
+@njit(cache=True)
+def _em_step(alpha, weights, groups, expected):
+    expected[:] = 0.0
+    for g in range(N_CARDS):
+        for code in range(4):
+            count = groups[g, code]
+            if count == 0:
+                continue
+            mass = 0.0
+            for c in range(N_CARDS):
+                if feedback_code(g, c) == code:
+                    mass += weights[c]
+            for c in range(N_CARDS):
+                if feedback_code(g, c) == code:
+                    expected[c] += count * weights[c] / mass
+    total = 0.0
+    for c in range(N_CARDS):
+        weights[c] = alpha - 1.0 + expected[c]
+        total += weights[c]
+    for c in range(N_CARDS):
+        weights[c] /= total
+
+
+@njit(cache=True)
+def choose(kind, param, harma, p_true, policy, weights, ab, groups, scal, scratch) -> int:
+    """The scientist's next guess (a card index)."""
+    if kind == FREQUENCY or kind == GREEDY_FREQUENCY:
+        return best_card(weights, scratch)
+    if kind == BETA_THOMPSON:
+        suit = np.empty(4)
+        number = np.empty(13)
+        for s in range(4):
+            suit[s] = np.random.beta(ab[0, s], ab[1, s])
+        for n in range(13):
+            number[n] = np.random.beta(ab[0, 4 + n], ab[1, 4 + n])
+        best = 0
+        best_d = -1e300
+        for c in range(N_CARDS):
+            s = c // 13
+            n = c % 13
+            pc = min(np.random.beta(ab[0, 17 + c], ab[1, 17 + c]), suit[s], number[n])
+            d = pc + 2.0 * suit[s] + 2.0 * number[n]
+            if d > best_d:
+                best_d = d
+                best = c
+        return best
+    if kind == DIRICHLET_GIBBS:
+        _gibbs_sweep(param, weights, groups, scratch)
+        return best_card(weights, scratch)
+    if kind == EM_GREEDY:
+        _em_step(param, weights, groups, scratch)
+        return best_card(weights, scratch)
+    if kind == OPTIMAL and harma <= policy.shape[0]:
+        return policy[harma - 1]
+    return best_card(p_true, scratch)
+
+
+@njit(cache=True)
+def observe(kind, param, guess, code, weights, ab, groups, scal):
+    """Learn from the feedback ``code`` on ``guess``."""
+    if kind == FREQUENCY or kind == GREEDY_FREQUENCY:
+        spread(weights, guess, code)
+        if kind == FREQUENCY:
+            scal[0] += harma_change(code)
+            if scal[0] > param:  # the report's guard against a local maximum
+                weights[:] = 0.0
+                scal[0] = 0.0
+                scal[1] += 1.0  # resets so far
+    elif kind == BETA_THOMPSON:
+        s = guess // 13
+        n = guess % 13
+        ab[0 if code & 1 else 1, s] += 1.0
+        ab[0 if code & 2 else 1, 4 + n] += 1.0
+        ab[0 if code == 3 else 1, 17 + guess] += 1.0
+    elif kind == DIRICHLET_GIBBS or kind == EM_GREEDY:
+        groups[guess, code] += 1
+
+
+@njit(cache=True)
+def draw_card(cdf, state):
+    """One card from the deck's cumulative distribution; returns (new state, card)."""
+    state = state + np.uint64(0x9E3779B97F4A7C15)
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    u = float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    card = np.searchsorted(cdf, u, side="right")
+    return state, min(card, N_CARDS - 1)
+
+
+@njit(cache=True)
+def play_game(kind, param, cdf, p_true, policy, h0, cap, env_state, sci_seed):
+    """One game: returns (guesses, finished, pseudo-regret sum of d* - d(guess))."""
+    np.random.seed(sci_seed)
+    weights = np.empty(N_CARDS)
+    ab = np.empty((2, 69))
+    groups = np.zeros((N_CARDS, 4), dtype=np.int64)
+    scal = np.zeros(4)
+    scratch = np.empty(N_CARDS)
+    d_true = np.empty(N_CARDS)
+    d_values(p_true, d_true)
+    d_star = d_true.max()
+    reset(kind, param, weights, ab, groups, scal)
+    harma = h0
+    guesses = 0
+    regret = 0.0
+    while harma > 0 and guesses < cap:
+        g = choose(kind, param, harma, p_true, policy, weights, ab, groups, scal, scratch)
+        env_state, drawn = draw_card(cdf, env_state)
+        code = feedback_code(g, drawn)
+        harma += harma_change(code)
+        guesses += 1
+        regret += d_star - d_true[g]
+        observe(kind, param, g, code, weights, ab, groups, scal)
+    return guesses, harma <= 0, regret
+
+
+class Scientist:
+    """A scientist step by step (for the line protocol): ``guess()``, then ``learn(code)``."""
+
+    def __init__(
+        self,
+        name: str,
+        seed: int = 0,
+        param: float | None = None,
+        p_true: np.ndarray | None = None,
+        h0: int = 100,
+    ) -> None:
+        if name not in NAMES:
+            raise ValueError(f"unknown scientist {name!r}; choose from {', '.join(NAMES)}")
+        if name in ("oracle", "optimal") and p_true is None:
+            raise ValueError(f"the {name} needs the deck's distribution")
+        self.kind = NAMES.index(name)
+        self.param = DEFAULT_PARAM[name] if param is None else float(param)
+        self.p_true = np.full(N_CARDS, 1 / N_CARDS) if p_true is None else p_true
+        self.policy = np.zeros(0, dtype=np.int64)
+        if name == "optimal":
+            from sparring.eleusis.theory import expected_guesses
+
+            self.policy = expected_guesses(self.p_true, h0, optimal=True)[1]
+        self.harma = h0
+        self.weights = np.empty(N_CARDS)
+        self.ab = np.empty((2, 69))
+        self.groups = np.zeros((N_CARDS, 4), dtype=np.int64)
+        self.scal = np.zeros(4)
+        self.scratch = np.empty(N_CARDS)
+        _seed(seed)
+        reset(self.kind, self.param, self.weights, self.ab, self.groups, self.scal)
+        self._last: int | None = None
+
+    def guess(self) -> int:
+        self._last = int(
+            choose(
+                self.kind,
+                self.param,
+                self.harma,
+                self.p_true,
+                self.policy,
+                self.weights,
+                self.ab,
+                self.groups,
+                self.scal,
+                self.scratch,
+            )
+        )
+        return self._last
+
+    def learn(self, code: int) -> None:
+        if self._last is None:
+            raise RuntimeError("learn() before guess()")
+        self.harma += int(harma_change(code))
+        observe(
+            self.kind, self.param, self._last, code, self.weights, self.ab, self.groups, self.scal
+        )
+
+
+@njit(cache=True)
+def _seed(seed):
+    np.random.seed(seed)

@@ -1,0 +1,152 @@
+"""The ``eleusis_bench`` pipeline: decks x starting harma x scientists as Ray tasks.
+
+One task per cell plays ``seeds`` games; results go to a Parquet table, a summary table, MLflow
+metrics per cell and a plot of each scientist's guesses relative to the oracle.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from omegaconf import DictConfig
+
+from sparring.eleusis.bench import CellResult, run_cell
+from sparring.eleusis.decks import parse_deck
+from sparring.eleusis.scientists import NAMES
+from sparring.pipelines.plots import grouped_bars
+from sparring.pipelines.report import print_locations, print_table
+from sparring.runtime.config import ConfigError, config_hash, lookup, require_int, require_ints
+from sparring.runtime.datasets import DatasetSpec, write_table
+from sparring.runtime.parallel import parallel_map
+from sparring.runtime.ray_session import init_ray
+from sparring.runtime.tracking import tracked_run
+
+RESULTS_SPEC = DatasetSpec(
+    name="eleusis_bench",
+    version=1,
+    schema=pa.schema(
+        [
+            ("deck", pa.string()),
+            ("h0", pa.int64()),
+            ("scientist", pa.string()),
+            ("seeds", pa.int64()),
+            ("mean_guesses", pa.float64()),
+            ("stderr", pa.float64()),
+            ("dnf_rate", pa.float64()),
+            ("oracle_expected", pa.float64()),
+            ("regret", pa.float64()),
+            ("pseudo_regret", pa.float64()),
+            ("guesses_per_s", pa.float64()),
+            ("drift", pa.float64()),
+        ]
+    ),
+)
+
+
+def parse_config(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
+    decks = lookup(cfg, "decks")
+    if not decks or isinstance(decks, str):
+        raise ConfigError(f"decks={decks!r} is not allowed: expected a list like [spike:alpha=0.5]")
+    for deck in decks:
+        try:
+            parse_deck(str(deck))
+        except ValueError as exc:
+            raise ConfigError(f"decks: {exc}") from exc
+    scientists = lookup(cfg, "scientists")
+    if not scientists or isinstance(scientists, str):
+        raise ConfigError(f"scientists={scientists!r}: expected a list from {', '.join(NAMES)}")
+    for name in scientists:
+        if name not in NAMES:
+            raise ConfigError(f"scientists contains {name!r}: choose from {', '.join(NAMES)}")
+    return {
+        "decks": [str(d) for d in decks],
+        "h0": require_ints(cfg, "h0", 1, 1_000_000),
+        "scientists": list(scientists),
+        "seeds": require_int(cfg, "seeds", 1, 1_000_000),
+        "cap": require_int(cfg, "cap", 1, 1_000_000),
+        "output": Path(str(cfg.get("output") or "data/eleusis_bench.parquet")),
+    }
+
+
+def _metric_name(*parts: object) -> str:
+    return re.sub(r"[^A-Za-z0-9_.\-/ ]", "_", "/".join(str(p) for p in parts))
+
+
+def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
+    job = parse_config(cfg)
+    init_ray(cfg.get("ray"))
+    cells = [(d, h, s) for d in job["decks"] for h in job["h0"] for s in job["scientists"]]
+    with tracked_run(cfg, "eleusis_bench") as mlrun:
+        start = time.perf_counter()
+        results: list[CellResult] = parallel_map(
+            run_cell,
+            cells,
+            shared={"seeds": job["seeds"], "cap": job["cap"]},
+            description=f"eleusis: {len(cells)} cells x {job['seeds']} games",
+        )
+        wall = time.perf_counter() - start
+        table = pa.Table.from_pylist([r.as_row() for r in results], schema=RESULTS_SPEC.schema)
+        write_table(
+            table,
+            job["output"],
+            RESULTS_SPEC,
+            config_hash=config_hash({k: str(v) for k, v in job.items()}),
+            seed=0,
+        )
+        metrics: dict[str, float] = {"cells": len(cells), "wall_s": wall}
+        for r in results:
+            base = _metric_name(r.deck, r.h0, r.scientist)
+            metrics[f"{base}/mean_guesses"] = r.mean_guesses
+            metrics[f"{base}/dnf_rate"] = r.dnf_rate
+            metrics[f"{base}/guesses_per_s"] = r.guesses_per_s
+            if np.isfinite(r.regret):
+                metrics[f"{base}/regret"] = r.regret
+            if np.isfinite(r.pseudo_regret):
+                metrics[f"{base}/pseudo_regret"] = r.pseudo_regret
+        mlrun.log_metrics(metrics)
+        rows = [
+            [
+                r.deck,
+                r.h0,
+                r.scientist,
+                f"{r.mean_guesses:,.1f} ± {r.stderr:,.1f}",
+                f"{r.oracle_expected:,.1f}",
+                f"{r.dnf_rate:.2f}",
+                f"{r.guesses_per_s:,.0f}",
+            ]
+            for r in results
+        ]
+        text = print_table(
+            "Eleusis: guesses per game",
+            ["deck", "H0", "scientist", "mean ± s.e.", "oracle E", "DNF", "guesses/s"],
+            rows,
+        )
+        mlrun.log_text(text, "summary.txt")
+        mlrun.log_artifact(job["output"], "data")
+        with tempfile.TemporaryDirectory() as tmp:
+            ratio = {s: [] for s in job["scientists"]}
+            labels = []
+            for d in job["decks"]:
+                for h in job["h0"]:
+                    labels.append(f"{d} H0={h}")
+                    for s in job["scientists"]:
+                        r = next(x for x in results if (x.deck, x.h0, x.scientist) == (d, h, s))
+                        finite = np.isfinite(r.oracle_expected) and r.oracle_expected > 0
+                        ratio[s].append(r.mean_guesses / r.oracle_expected if finite else 0.0)
+            plot = grouped_bars(
+                Path(tmp) / "guesses_vs_oracle.png",
+                labels,
+                ratio,
+                "Mean guesses / oracle expected (0 = deck cannot finish)",
+                "ratio to oracle",
+            )
+            mlrun.log_artifact(plot)
+    uri = str((cfg.get("tracking") or {}).get("uri", "sqlite:///mlflow.db"))
+    print_locations({"results": job["output"].resolve()}, uri, mlrun.run_id)
+    return {"output": job["output"], "run_id": mlrun.run_id, "results": results}

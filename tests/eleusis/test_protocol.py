@@ -1,0 +1,114 @@
+"""The line protocol: a full game between our referee and our scientist, and bad lines."""
+
+import subprocess
+import sys
+
+import pytest
+
+from sparring.cli import main as cli
+from sparring.eleusis.decks import make_deck
+from sparring.eleusis.env import EleusisGame
+from sparring.eleusis.protocol import ProtocolError, parse_feedback, parse_guess, referee
+from sparring.eleusis.scientists import Scientist
+
+SCIENTIST = [sys.executable, "-m", "sparring.cli", "eleusis", "scientist"]
+
+
+def test_referee_and_scientist_play_a_full_game_over_pipes():
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sparring.cli",
+            "eleusis",
+            "referee",
+            "--deck",
+            "spike:alpha=0.8",
+            "--seed",
+            "2",
+            "--harma",
+            "20",
+            "--",
+            *SCIENTIST,
+            "--name",
+            "em_greedy",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("finished: ")
+    # The same game in process gives the same number of guesses.
+    game, sci = EleusisGame(make_deck("spike:alpha=0.8", 2), 2, harma=20), Scientist("em_greedy")
+    while not game.over:
+        sci.learn(game.guess(sci.guess()).code)
+    assert f"finished: {game.guesses} guesses" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("Q 3\n", "got 'Q 3'"),
+        ("H 14\n", "got 'H 14'"),
+        ("H12\n", "got 'H12'"),
+        ("\n", "got ''"),
+        ("H 12 extra\n", "got 'H 12 extra'"),
+    ],
+)
+def test_malformed_guesses_end_the_game_as_invalid(line, message):
+    game = EleusisGame(make_deck("spike:alpha=0.5", 1), 1)
+    sent = []
+    lines = iter(["C 1\n", line])
+    result = referee(game, lambda: next(lines), sent.append)
+    assert result.status == "invalid" and result.guesses == 1
+    assert message in result.message and len(sent) == 1
+
+
+def test_a_scientist_that_stops_early_is_invalid():
+    result = referee(EleusisGame(make_deck("point_mass", 1), 1), lambda: "", print)
+    assert result.status == "invalid" and "stopped before the game was over" in result.message
+
+
+def test_cap_gives_dnf():
+    game = EleusisGame(make_deck("uniform"), 0, harma=5, cap=50)
+    sci = Scientist("frequency")
+
+    def read():
+        return f"{'CDHS'[sci.guess() // 13]} {sci._last % 13 + 1}\n"
+
+    def write(line):
+        parts = line.split()
+        sci.learn(int(parts[2]) + 2 * int(parts[3]))
+
+    result = referee(game, read, write)
+    assert result.status == "dnf" and result.guesses == 50
+
+
+def test_parsers():
+    assert parse_guess("H 12\n") == 13 * 2 + 11
+    assert parse_feedback("H 12 1 0\n", 13 * 2 + 11) == 1
+    with pytest.raises(ProtocolError, match="is not about the guess"):
+        parse_feedback("C 1 1 1", 13 * 2 + 11)
+    with pytest.raises(ProtocolError, match="expected '<suit> <number> <0|1> <0|1>'"):
+        parse_feedback("H 12 yes no", 13 * 2 + 11)
+
+
+def test_scientist_rejects_malformed_feedback():
+    proc = subprocess.run(
+        [*SCIENTIST, "--name", "frequency"],
+        input="nonsense\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == "C 1\n"
+    assert "expected '<suit> <number> <0|1> <0|1>', got 'nonsense'" in proc.stderr
+
+
+def test_cli_errors(capsys):
+    assert cli(["eleusis", "referee", "--deck", "nope", "--", "cat"]) == 2
+    assert "unknown family 'nope'" in capsys.readouterr().err
+    assert cli(["eleusis", "scientist", "--name", "oracle"]) == 2
+    assert "give --deck" in capsys.readouterr().err

@@ -1,0 +1,79 @@
+"""d(c), the oracle's drift, best != mode, and the DP against simulation."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sparring.eleusis.cards import card_index, feedback_code, harma_change
+from sparring.eleusis.decks import FAMILIES, make_deck
+from sparring.eleusis.env import deck_cdf, game_stream
+from sparring.eleusis.scientists import NAMES, play_game
+from sparring.eleusis.theory import d_of, expected_guesses, oracle_drift
+
+
+def brute_force_d(p, guess):
+    """E[harma consumed] by summing over every card that could be drawn."""
+    return sum(-harma_change(feedback_code(guess, c)) * p[c] for c in range(52))
+
+
+@given(st.integers(0, 2**32 - 1))
+def test_d_matches_brute_force_expectation(seed):
+    p = np.random.default_rng(seed).dirichlet(np.full(52, 0.3))
+    d = d_of(p)
+    for guess in range(52):
+        assert d[guess] == pytest.approx(brute_force_d(p, guess), abs=1e-12)
+
+
+def test_best_is_not_the_mode():
+    p = make_deck("best_ne_mode")
+    d = d_of(p)
+    assert p.argmax() == card_index("C", 1)
+    assert d[card_index("C", 1)] == pytest.approx(0.0, abs=1e-12)
+    assert d[card_index("D", 6)] == pytest.approx(0.1) == d[card_index("D", 7)]
+    assert d.argmax() in (card_index("D", 6), card_index("D", 7))
+
+
+def test_uniform_deck_drifts_the_wrong_way():
+    assert oracle_drift(np.full(52, 1 / 52)) == pytest.approx(-1.3269, abs=1e-4)
+    guesses, _ = expected_guesses(np.full(52, 1 / 52), 100)
+    assert guesses == float("inf")
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_family_is_a_reproducible_distribution(family):
+    a, b = make_deck(family, 7), make_deck(family, 7)
+    assert np.array_equal(a, b) and a.shape == (52,)
+    assert a.min() >= 0 and a.sum() == pytest.approx(1.0)
+
+
+def test_bad_deck_specs_are_explained():
+    with pytest.raises(ValueError, match="unknown family 'spikes'"):
+        make_deck("spikes")
+    with pytest.raises(ValueError, match="spike takes alpha, not 'beta'"):
+        make_deck("spike:beta=0.2")
+    with pytest.raises(ValueError, match="not a number"):
+        make_deck("spike:alpha=lots")
+
+
+@pytest.mark.parametrize(
+    ("deck", "optimal"), [("spike:alpha=0.5", False), ("suit_rank:suit=0.7,rank=0.5", True)]
+)
+def test_value_iteration_agrees_with_simulating_the_oracle(deck, optimal):
+    p = make_deck(deck, 3)
+    expected, policy = expected_guesses(p, 30, optimal=optimal)
+    kind = NAMES.index("optimal" if optimal else "oracle")
+    games = [
+        play_game(kind, 0.0, deck_cdf(p), p, policy, 30, 10**6, game_stream(s), s)[0]
+        for s in range(3000)
+    ]
+    mean, se = np.mean(games), np.std(games, ddof=1) / np.sqrt(len(games))
+    assert abs(mean - expected) < 3 * se, (mean, expected, se)
+
+
+def test_optimal_is_never_worse_than_greedy():
+    for deck in ("best_ne_mode", "spike:alpha=0.5", "zipf:s=2"):
+        p = make_deck(deck, 1)
+        greedy, _ = expected_guesses(p, 10)
+        best, _ = expected_guesses(p, 10, optimal=True)
+        assert best <= greedy + 1e-9
