@@ -11,7 +11,7 @@ export RAY_USAGE_STATS_ENABLED := 0
 export RAY_AUTH_MODE ?= token
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help setup run test test-fast lint bench mlflow-ui clean
+.PHONY: help setup run test test-fast lint bench mlflow-ui clean clean-cache
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -29,6 +29,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) pipelines/handgen.py deals=200 seed=1
 	$(PY) -m sparring.cli poker replay --deals "$$(ls -td data/deals/*/ | head -1)" --deal 0 --rotation 0 | tail -n 8
 	$(PY) pipelines/evolve.py ga.population=16 ga.generations=3 deals.train=60 deals.heldout=150
+	$(PY) pipelines/search_bench.py depths=[1,2,3] time_s=0.5 match.seeds=2
 	$(PY) pipelines/eleusis_bench.py seeds=8 cap=20000 'scientists=[frequency,beta_thompson,em_greedy,oracle]'
 	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name em_greedy
 	@echo
@@ -50,9 +51,13 @@ bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks
 	$(PY) benchmarks/table_engine.py --quick
 	$(PY) benchmarks/evolve.py --quick
 	$(PY) benchmarks/eleusis.py --quick
+	$(PY) benchmarks/search.py --quick
 
 mlflow-ui: setup  ## browse the local MLflow store on http://127.0.0.1:5000
 	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db --host 127.0.0.1 --port 5000
+
+clean-cache:  ## drop numba's compiled-kernel cache (after editing a kernel another file calls)
+	find src tests -name '*.nbi' -o -name '*.nbc' | xargs rm -f
 
 clean:  ## remove outputs of runs (keeps .venv)
 	rm -rf outputs multirun data mlartifacts mlflow.db .pytest_cache

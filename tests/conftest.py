@@ -12,7 +12,9 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
 
 import pytest  # noqa: E402
+from hydra import compose, initialize_config_dir  # noqa: E402
 from hypothesis import settings  # noqa: E402
+from omegaconf import OmegaConf  # noqa: E402
 
 settings.register_profile("ci", deadline=None, max_examples=60)
 settings.load_profile("ci")
@@ -38,3 +40,20 @@ def mlflow_store(tmp_path_factory):
         "experiment": None,
         "parent_run_id": None,
     }
+
+
+CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+
+
+@pytest.fixture
+def pipeline_config(mlflow_store, tmp_path):
+    """``pipeline_config("equity", "trials=10")`` -> the composed config (tracking = session)."""
+
+    def make(name: str, *overrides: str):
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+            cfg = compose(config_name=name, overrides=list(overrides))
+        OmegaConf.set_struct(cfg, False)
+        cfg.tracking = OmegaConf.create(dict(mlflow_store))
+        return cfg
+
+    return make

@@ -4,6 +4,7 @@
     sparring equity 7h7d --opponents 3 --trials 1000000 --seed 4
     sparring poker replay --deals data/deals/<hash> --deal 3 --rotation 0
     sparring eleusis referee --deck spike:alpha=0.5 --seed 1 -- sparring eleusis scientist
+    sparring play flagbots --side south --time 1.0
 
 Errors in the input end the command with a one-line message and exit status 2.
 """
@@ -138,6 +139,48 @@ def _cmd_eleusis_scientist(args: argparse.Namespace) -> int:
     return run_scientist(args.name, args.seed, args.harma, p_true)
 
 
+def _cmd_play_flagbots(args: argparse.Namespace) -> int:
+    from sparring.search.engine import Engine, searcher
+    from sparring.search.flagbots import FlagBotsConfig
+    from sparring.search.game import IllegalMoveError, Position
+
+    if args.side not in ("south", "north"):
+        raise UsageError(f"--side {args.side}: choose south or north")
+    try:
+        cfg = FlagBotsConfig.wall_row() if args.map == "wall_row" else FlagBotsConfig()
+        engine = Engine(cfg, searcher(args.searcher, time_s=args.time))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    pos = Position(cfg)
+    human = 0 if args.side == "south" else 1
+    print("FlagBots: you are " + args.side.capitalize() + " (S moves first). Reach the enemy "
+          "flag (F = South's, f = North's). Moves: c2-d3, or x c2 to self-destruct; quit ends.")
+    while not pos.is_terminal():
+        print(pos.render())
+        if pos.current_player() == human:
+            try:
+                text = input(f"ply {pos.ply + 1}, your move> ")
+            except EOFError:
+                print("\nbye")
+                return 0
+            if text.strip().lower() in ("quit", "exit", "q"):
+                return 0
+            try:
+                pos.apply_action(pos.parse_move(text))
+            except IllegalMoveError as exc:
+                print(f"illegal: {exc}")
+            continue
+        result = engine.search(pos.st, depth=args.depth, time_s=None if args.depth else -1.0)
+        print(f"engine plays {pos.move_text(result.move)} (depth {result.depth}, "
+              f"{result.nodes:,} nodes, score {result.score:+d})")
+        pos.apply_action(result.move)
+    print(pos.render())
+    south, _ = pos.returns()
+    verdict = "draw" if south == 0 else ("South wins" if south > 0 else "North wins")
+    print(f"game over after {pos.ply} plies: {verdict} ({pos.reason})")
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sparring",
@@ -175,6 +218,22 @@ def _build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--hero", default="tight_aggressive", help="player 0's baseline")
     rp.add_argument("--table", default="mixed", help="baseline of players 1..N-1 (or mixed)")
     rp.set_defaults(func=_cmd_poker_replay)
+
+    play = sub.add_parser("play", help="play a game in the terminal")
+    play_sub = play.add_subparsers(dest="game", metavar="GAME")
+    play_sub.required = True
+    fb = play_sub.add_parser(
+        "flagbots",
+        help="FlagBots against the alpha-beta engine",
+        description="Play FlagBots against the engine: type moves like c2-d3 or x c2 "
+        "(self-destruct); illegal moves are refused with the reason.",
+    )
+    fb.add_argument("--side", default="south", help="south (moves first) or north")
+    fb.add_argument("--searcher", default="full", help="engine configuration (default full)")
+    fb.add_argument("--time", type=float, default=1.0, help="engine seconds per move (1.0)")
+    fb.add_argument("--depth", type=int, default=None, help="fixed engine depth instead")
+    fb.add_argument("--map", default="default", help="default or wall_row")
+    fb.set_defaults(func=_cmd_play_flagbots)
 
     el = sub.add_parser("eleusis", help="Probabilistic Eleusis: referee and scientists")
     el_sub = el.add_subparsers(dest="eleusis_command", metavar="TOOL")

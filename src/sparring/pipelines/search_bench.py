@@ -1,0 +1,302 @@
+"""The ``search_bench`` pipeline: FlagBots searchers measured and matched as Ray tasks.
+
+Part 1 counts nodes to fixed depths for every searcher on a suite of positions (ratio of the
+leaves to the minimal tree, effective branching factor, nodes/s) and the depth each reaches in
+the time budget. Part 2 plays a round robin between fixed-depth players (both colours, several
+seeds) and turns the results into Elo with 95% intervals. Everything goes to Parquet and MLflow.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from omegaconf import DictConfig
+
+from sparring.pipelines.report import print_locations, print_table
+from sparring.runtime.config import ConfigError, config_hash, lookup, require_int, require_ints
+from sparring.runtime.datasets import DatasetSpec, write_table
+from sparring.runtime.parallel import parallel_map
+from sparring.runtime.ray_session import init_ray
+from sparring.runtime.seeding import task_rng
+from sparring.runtime.tracking import tracked_run
+from sparring.search.engine import SEARCHERS, Engine, searcher
+from sparring.search.flagbots import FlagBotsConfig
+from sparring.search.game import Position
+from sparring.search.match import pairings, play_game, standings
+
+POSITIONS = ("start", "midgame", "wall_start")
+
+NODES_SPEC = DatasetSpec(
+    "search_nodes",
+    1,
+    pa.schema(
+        [
+            ("position", pa.string()),
+            ("searcher", pa.string()),
+            ("depth", pa.int64()),
+            ("nodes", pa.int64()),
+            ("leaves", pa.int64()),
+            ("branching", pa.int64()),
+            ("minimal_leaves", pa.int64()),
+            ("ratio_to_minimal", pa.float64()),
+            ("ebf", pa.float64()),
+            ("nps", pa.float64()),
+            ("seconds", pa.float64()),
+        ]
+    ),
+)
+GAMES_SPEC = DatasetSpec(
+    "search_games",
+    1,
+    pa.schema(
+        [
+            ("south", pa.string()),
+            ("north", pa.string()),
+            ("seed", pa.int64()),
+            ("result", pa.int64()),
+            ("reason", pa.string()),
+            ("plies", pa.int64()),
+        ]
+    ),
+)
+
+
+def suite_position(name: str) -> tuple[FlagBotsConfig, np.ndarray]:
+    """The fixed positions: the start, a mid-game (12 seeded random plies), the wall map."""
+    if name == "wall_start":
+        cfg = FlagBotsConfig.wall_row()
+        return cfg, Position(cfg).st
+    pos = Position()
+    if name == "midgame":
+        rng = task_rng(0, "midgame")
+        for _ in range(12):
+            pos.apply_action(int(rng.choice(pos.legal_actions(prune_destructs=True))))
+    return pos.cfg, pos.st
+
+
+def _parse_player(name: str, spec: str) -> tuple[str, int]:
+    kind, _, depth = str(spec).partition("@")
+    if kind not in SEARCHERS or not depth.isdigit() or int(depth) < 1:
+        raise ConfigError(
+            f"match.players.{name}={spec!r}: write searcher@depth, e.g. full@3 "
+            f"(searchers: {', '.join(SEARCHERS)})"
+        )
+    return kind, int(depth)
+
+
+def parse_config(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
+    names = lookup(cfg, "searchers") or []
+    for n in names:
+        if n not in SEARCHERS:
+            raise ConfigError(f"searchers contains {n!r}: choose from {', '.join(SEARCHERS)}")
+    positions = lookup(cfg, "positions") or []
+    for p in positions:
+        if p not in POSITIONS:
+            raise ConfigError(f"positions contains {p!r}: choose from {', '.join(POSITIONS)}")
+    players = dict(lookup(cfg, "match.players") or {})
+    parsed = {name: _parse_player(name, spec) for name, spec in players.items()}
+    if len(parsed) == 1:
+        raise ConfigError("match.players needs at least two players (or none)")
+    time_s = lookup(cfg, "time_s")
+    if not isinstance(time_s, (int, float)) or not 0 < time_s <= 600:
+        raise ConfigError(f"time_s={time_s!r} is not allowed: expected seconds in (0, 600]")
+    return {
+        "searchers": list(names),
+        "positions": list(positions),
+        "depths": require_ints(cfg, "depths", 1, 30),
+        "minimax_max_depth": require_int(cfg, "minimax_max_depth", 1, 30),
+        "time_s": float(time_s),
+        "memory_mb": require_int(cfg, "memory_mb", 1, 100_000),
+        "players": parsed,
+        "seeds": require_int(cfg, "match.seeds", 1, 10_000),
+        "opening_plies": require_int(cfg, "match.opening_plies", 0, 20),
+        "output_dir": Path(str(cfg.get("output_dir") or "data/search_bench")),
+    }
+
+
+def count_nodes(item: tuple[str, str, int], memory_mb: int) -> dict:
+    """One task: a searcher to a fixed depth on a suite position."""
+    position, kind, depth = item
+    cfg, st = suite_position(position)
+    engine = Engine(cfg, searcher(kind, memory_mb=memory_mb))
+    engine.search(st, depth=1, time_s=None)  # compile and warm up outside the measurement
+    r = engine.search(st, depth=depth, time_s=None)
+    b = len(Position(cfg).legal_actions()) if position != "midgame" else None
+    if b is None:
+        pos = Position(cfg)
+        pos.st = st.copy()
+        b = len(pos.legal_actions())
+    minimal = b ** math.ceil(depth / 2) + b ** (depth // 2) - 1
+    return {
+        "position": position,
+        "searcher": kind,
+        "depth": depth,
+        "nodes": r.nodes,
+        "leaves": r.leaves,
+        "branching": b,
+        "minimal_leaves": minimal,
+        "ratio_to_minimal": r.leaves / minimal,
+        "ebf": r.branching,
+        "nps": r.nps,
+        "seconds": r.seconds,
+    }
+
+
+def depth_in_budget(kind: str, time_s: float, memory_mb: int) -> dict:
+    """One task: the depth a searcher completes from the start within the time budget."""
+    cfg, st = suite_position("start")
+    engine = Engine(cfg, searcher(kind, memory_mb=memory_mb))
+    engine.search(st, depth=1, time_s=None)
+    r = engine.search(st, time_s=time_s)
+    return {
+        "searcher": kind,
+        "depth": r.depth,
+        "nodes": r.nodes,
+        "nps": r.nps,
+        "seconds": r.seconds,
+    }
+
+
+def play_pairing(item: tuple[str, str, int], players: dict, opening_plies: int) -> dict:
+    """One task: one game between two fixed-depth players."""
+    south, north, seed = item
+    configs = {n: searcher(players[n][0], name=n) for n in (south, north)}
+    depths = {n: players[n][1] for n in (south, north)}
+    result = play_game(
+        FlagBotsConfig(), configs[south], configs[north], seed, depths, opening_plies
+    )
+    return asdict(result)
+
+
+def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
+    job = parse_config(cfg)
+    init_ray(cfg.get("ray"))
+    out = job["output_dir"]
+    chash = config_hash({k: str(v) for k, v in job.items()})
+    with tracked_run(cfg, "search_bench") as mlrun:
+        start = time.perf_counter()
+        items = [
+            (p, s, d)
+            for p in job["positions"]
+            for s in job["searchers"]
+            for d in job["depths"]
+            if not (SEARCHERS[s].name == "minimax" and d > job["minimax_max_depth"])
+        ]
+        nodes = parallel_map(
+            count_nodes,
+            items,
+            shared={"memory_mb": job["memory_mb"]},
+            description=f"search: {len(items)} node counts",
+            num_cpus=1,
+        )
+        budget = parallel_map(
+            depth_in_budget,
+            job["searchers"],
+            shared={"time_s": job["time_s"], "memory_mb": job["memory_mb"]},
+            description="search: depth in the time budget",
+            num_cpus=2,
+        )
+        games = []
+        if job["players"]:
+            games = parallel_map(
+                play_pairing,
+                pairings(list(job["players"]), job["seeds"]),
+                shared={"players": job["players"], "opening_plies": job["opening_plies"]},
+                description="search: round robin",
+            )
+        table = standings([_as_result(g) for g in games], list(job["players"]))
+        write_table(
+            pa.Table.from_pylist(nodes, schema=NODES_SPEC.schema),
+            out / "nodes.parquet",
+            NODES_SPEC,
+            config_hash=chash,
+            seed=0,
+        )
+        if games:
+            write_table(
+                pa.Table.from_pylist(games, schema=GAMES_SPEC.schema),
+                out / "games.parquet",
+                GAMES_SPEC,
+                config_hash=chash,
+                seed=0,
+            )
+        metrics: dict[str, float] = {"wall_s": time.perf_counter() - start}
+        for r in nodes:
+            base = f"{r['position']}/{r['searcher']}/d{r['depth']}"
+            metrics[f"{base}/nodes"] = r["nodes"]
+            metrics[f"{base}/ratio_to_minimal"] = r["ratio_to_minimal"]
+            metrics[f"{base}/nps"] = r["nps"]
+        for r in budget:
+            metrics[f"depth_in_{job['time_s']:g}s/{r['searcher']}"] = r["depth"]
+            metrics[f"nps_start/{r['searcher']}"] = r["nps"]
+        for r in table:
+            metrics[f"elo/{r['searcher']}"] = r["elo"]
+            metrics[f"score/{r['searcher']}"] = r["score"]
+        mlrun.log_metrics({k: v for k, v in metrics.items() if np.isfinite(v)})
+        text = print_table(
+            f"Depth within {job['time_s']:g} s from the start",
+            ["searcher", "depth", "nodes", "nodes/s"],
+            [[r["searcher"], r["depth"], f"{r['nodes']:,}", f"{r['nps']:,.0f}"] for r in budget],
+        )
+        deepest = {}
+        for r in nodes:
+            key = (r["position"], r["searcher"])
+            if r["depth"] >= deepest.get(key, {"depth": 0})["depth"]:
+                deepest[key] = r
+        text += print_table(
+            "Nodes at the deepest fixed depth",
+            ["position", "searcher", "depth", "nodes", "leaves / minimal", "EBF"],
+            [
+                [
+                    r["position"],
+                    r["searcher"],
+                    r["depth"],
+                    f"{r['nodes']:,}",
+                    f"{r['ratio_to_minimal']:.2f}",
+                    f"{r['ebf']:.2f}",
+                ]
+                for r in deepest.values()
+            ],
+        )
+        if table:
+            text += print_table(
+                "Round robin (Elo from the score against the field, 95% CI)",
+                ["player", "W", "D", "L", "score", "Elo", "95% CI"],
+                [
+                    [
+                        r["searcher"],
+                        r["wins"],
+                        r["draws"],
+                        r["losses"],
+                        f"{r['score']:.2f}",
+                        f"{r['elo']:+.0f}",
+                        f"[{r['elo_low']:+.0f}, {r['elo_high']:+.0f}]",
+                    ]
+                    for r in table
+                ],
+            )
+        mlrun.log_text(text, "summary.txt")
+        for name in ("nodes.parquet", "games.parquet"):
+            if (out / name).exists():
+                mlrun.log_artifact(out / name, "data")
+    uri = str((cfg.get("tracking") or {}).get("uri", "sqlite:///mlflow.db"))
+    print_locations({"results": out.resolve()}, uri, mlrun.run_id)
+    return {
+        "run_id": mlrun.run_id,
+        "nodes": nodes,
+        "budget": budget,
+        "games": games,
+        "standings": table,
+    }
+
+
+def _as_result(game: dict):
+    from sparring.search.match import GameResult
+
+    return GameResult(**game)

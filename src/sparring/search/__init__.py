@@ -1,0 +1,1 @@
+"""Game-tree search: FlagBots and a compiled alpha-beta engine (specs/flagbots.md)."""

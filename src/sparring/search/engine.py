@@ -1,0 +1,542 @@
+"""The alpha-beta engine: one compiled negamax whose switches make every searcher.
+
+Searchers (``SEARCHERS``) are configurations: plain minimax (no pruning), alpha-beta, and
+alpha-beta with iterative deepening (root ordered by the previous iteration), transposition
+table, killer and history heuristics, aspiration windows and the self-destruct pruning of the
+notes. Time is kept by the driver: each iteration gets a node budget from the measured speed and
+the time left, and an aborted iteration is discarded (the best move of the last completed one is
+played). Memory is the transposition table, sized from ``memory_mb``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+from numba import njit
+
+from sparring.search.flagbots import (
+    BOARD,
+    COUNT0,
+    COUNT1,
+    DRAW,
+    FLAG0,
+    FLAG1,
+    LIMIT,
+    MAX_MOVES,
+    NORTH,
+    ONGOING,
+    SIDE,
+    SOUTH,
+    SOUTH_WINS,
+    STATUS,
+    UNDO_WIDTH,
+    FlagBotsConfig,
+    H,
+    T,
+    W,
+    full_hash,
+    generate,
+    make,
+    unmake,
+    zobrist_table,
+)
+
+WIN = 1_000_000
+INF = 2_000_000_000
+MAX_PLY = 128
+# cfg flags
+ALPHA_BETA, USE_TT, KILLERS, HISTORY, PRUNE, NODE_LIMIT = range(6)
+# stats
+NODES, LEAVES, TT_HITS, CUTOFFS, ABORTED = range(5)
+EXACT, LOWER, UPPER = 0, 1, 2
+
+
+@njit(cache=True)
+def evaluate(st):
+    """The notes' evaluation from the side to move (terminal positions: +-WIN + moves left)."""
+    w, h = st[W], st[H]
+    n = w * h
+    moves_left = st[LIMIT] - st[T]
+    status = st[STATUS]
+    me = st[SIDE] + 1
+    if status != ONGOING:
+        if status == DRAW:
+            return 0
+        winner = SOUTH if status == SOUTH_WINS else NORTH
+        return WIN + moves_left if winner == me else -(WIN + moves_left)
+    big = (w + h) * (st[LIMIT] + 1)
+    best = np.full((2, 3), big, dtype=np.int64)
+    for cell in range(n):
+        v = st[BOARD + cell]
+        if v != SOUTH and v != NORTH:
+            continue
+        side = v - 1
+        flag = st[FLAG1] if side == 0 else st[FLAG0]
+        dist = abs(cell % w - flag % w) + abs(cell // w - flag // w)
+        value = dist + moves_left * st[BOARD + n * (1 + side) + cell]
+        # keep the three smallest values per side
+        if value < best[side, 2]:
+            if value < best[side, 1]:
+                best[side, 2] = best[side, 1]
+                if value < best[side, 0]:
+                    best[side, 1] = best[side, 0]
+                    best[side, 0] = value
+                else:
+                    best[side, 1] = value
+            else:
+                best[side, 2] = value
+    penalty0 = 8 * best[0, 0] + 4 * best[0, 1] + 2 * best[0, 2]
+    penalty1 = 8 * best[1, 0] + 4 * best[1, 1] + 2 * best[1, 2]
+    c0, c1 = st[COUNT0], st[COUNT1]
+    material0 = 10 * moves_left * c0 // c1 if c0 > c1 else 0
+    material1 = 10 * moves_left * c1 // c0 if c1 > c0 else 0
+    score = penalty1 - penalty0 + material0 - material1  # South's view
+    return score if me == SOUTH else -score
+
+
+@njit(cache=True)
+def _order(moves, n, scores, tt_move, k1, k2, hist, side, use_killers, use_history):
+    for i in range(n):
+        m = moves[i]
+        if m == tt_move:
+            scores[i] = 1 << 40
+        elif use_killers and m == k1:
+            scores[i] = 1 << 39
+        elif use_killers and m == k2:
+            scores[i] = (1 << 39) - 1
+        elif use_history:
+            scores[i] = hist[side, m]
+        else:
+            scores[i] = 0
+
+
+@njit(cache=True)
+def _pick(moves, scores, start, n):
+    """Selection step: bring the best-scored remaining move to ``start`` (stable on ties)."""
+    best = start
+    for j in range(start + 1, n):
+        if scores[j] > scores[best]:
+            best = j
+    if best != start:
+        m, s = moves[best], scores[best]
+        for j in range(best, start, -1):
+            moves[j] = moves[j - 1]
+            scores[j] = scores[j - 1]
+        moves[start] = m
+        scores[start] = s
+
+
+# Not cached: numba's on-disk cache of this self-recursive function came back broken in a
+# later process (segfaults), so it is compiled once per process (~2 s).
+@njit
+def negamax(
+    st,
+    undo,
+    zob,
+    key,
+    depth,
+    ply,
+    alpha,
+    beta,
+    cfg,
+    tt_key,
+    tt_val,
+    tt_info,
+    killers,
+    hist,
+    move_buf,
+    score_buf,
+    stats,
+):
+    """Negamax value of the position to ``depth`` plies (alpha-beta when cfg says so)."""
+    stats[NODES] += 1
+    if stats[NODES] >= cfg[NODE_LIMIT]:
+        stats[ABORTED] = 1
+        return 0
+    if depth == 0 or st[STATUS] != ONGOING:
+        stats[LEAVES] += 1
+        return evaluate(st)
+    use_ab = cfg[ALPHA_BETA] != 0
+    alpha0 = alpha
+    tt_move = -1
+    slot = 0
+    if cfg[USE_TT]:
+        slot = key & (tt_key.shape[0] - 1)
+        if tt_key[slot] == key:
+            info = tt_info[slot]
+            stored_depth, flag, tt_move = info & 0xFF, (info >> 8) & 0x3, info >> 10
+            if stored_depth >= depth:
+                value = tt_val[slot]
+                if flag == EXACT:
+                    stats[TT_HITS] += 1
+                    return value
+                if use_ab and flag == LOWER and value >= beta:
+                    stats[TT_HITS] += 1
+                    return value
+                if use_ab and flag == UPPER and value <= alpha:
+                    stats[TT_HITS] += 1
+                    return value
+    moves = move_buf[ply]
+    scores = score_buf[ply]
+    n = generate(st, moves, cfg[PRUNE] != 0)
+    side = st[SIDE]
+    _order(
+        moves,
+        n,
+        scores,
+        tt_move,
+        killers[ply, 0],
+        killers[ply, 1],
+        hist,
+        side,
+        cfg[KILLERS] != 0,
+        cfg[HISTORY] != 0,
+    )
+    best = -INF
+    best_move = moves[0]
+    for i in range(n):
+        _pick(moves, scores, i, n)
+        m = moves[i]
+        key2 = make(st, undo, zob, key, m)
+        value = -negamax(
+            st,
+            undo,
+            zob,
+            key2,
+            depth - 1,
+            ply + 1,
+            -beta,
+            -alpha,
+            cfg,
+            tt_key,
+            tt_val,
+            tt_info,
+            killers,
+            hist,
+            move_buf,
+            score_buf,
+            stats,
+        )
+        unmake(st, undo, zob, key2)
+        if stats[ABORTED]:
+            return 0
+        if value > best:
+            best = value
+            best_move = m
+        if use_ab:
+            if value > alpha:
+                alpha = value
+            if alpha >= beta:
+                stats[CUTOFFS] += 1
+                if m % 9 != 8 and killers[ply, 0] != m:
+                    killers[ply, 1] = killers[ply, 0]
+                    killers[ply, 0] = m
+                hist[side, m] += depth * depth
+                break
+    if cfg[USE_TT]:
+        flag = EXACT
+        if use_ab and best <= alpha0:
+            flag = UPPER
+        elif use_ab and best >= beta:
+            flag = LOWER
+        tt_key[slot] = key
+        tt_val[slot] = best
+        tt_info[slot] = depth | (flag << 8) | (best_move << 10)
+    return best
+
+
+@njit
+def search_root(
+    st,
+    undo,
+    zob,
+    key,
+    depth,
+    alpha,
+    beta,
+    cfg,
+    root_moves,
+    root_scores,
+    n,
+    tt_key,
+    tt_val,
+    tt_info,
+    killers,
+    hist,
+    move_buf,
+    score_buf,
+    stats,
+):
+    """Search the root moves in the given order; fills root_scores; returns the best index."""
+    best = -INF
+    best_i = 0
+    a = alpha
+    for i in range(n):
+        key2 = make(st, undo, zob, key, root_moves[i])
+        value = -negamax(
+            st,
+            undo,
+            zob,
+            key2,
+            depth - 1,
+            1,
+            -beta,
+            -a,
+            cfg,
+            tt_key,
+            tt_val,
+            tt_info,
+            killers,
+            hist,
+            move_buf,
+            score_buf,
+            stats,
+        )
+        unmake(st, undo, zob, key2)
+        if stats[ABORTED]:
+            return best_i
+        root_scores[i] = value
+        if value > best:
+            best = value
+            best_i = i
+        if cfg[ALPHA_BETA] and value > a:
+            a = value
+        if cfg[ALPHA_BETA] and a >= beta:
+            break
+    return best_i
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """One searcher: which parts of the engine are on, and its budgets."""
+
+    name: str = "full"
+    alpha_beta: bool = True
+    iterative: bool = True
+    tt: bool = True
+    killers: bool = True
+    history: bool = True
+    aspiration: int = 0  # half-width of the aspiration window; 0 = off
+    prune_destructs: bool = True
+    max_depth: int = 64
+    time_s: float | None = 2.0
+    memory_mb: int = 100
+
+
+SEARCHERS: dict[str, SearchConfig] = {
+    "minimax": SearchConfig(
+        "minimax",
+        alpha_beta=False,
+        iterative=False,
+        tt=False,
+        killers=False,
+        history=False,
+        prune_destructs=False,
+    ),
+    "alphabeta": SearchConfig(
+        "alphabeta", iterative=False, tt=False, killers=False, history=False, prune_destructs=False
+    ),
+    "id": SearchConfig("id", tt=False, killers=False, history=False, prune_destructs=False),
+    "id_tt": SearchConfig("id_tt", killers=False, history=False, prune_destructs=False),
+    "id_tt_kh": SearchConfig("id_tt_kh", prune_destructs=False),
+    "full": SearchConfig("full", aspiration=200),
+}
+
+
+@dataclass
+class SearchResult:
+    move: int
+    score: int
+    depth: int  # last completed depth
+    nodes: int
+    leaves: int
+    tt_hits: int
+    cutoffs: int
+    seconds: float
+    per_depth_nodes: list[int] = field(default_factory=list)
+
+    @property
+    def nps(self) -> float:
+        return self.nodes / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def branching(self) -> float:
+        """Effective branching factor: nodes of the last iteration over the one before."""
+        if len(self.per_depth_nodes) < 2 or self.per_depth_nodes[-2] == 0:
+            return float("nan")
+        return self.per_depth_nodes[-1] / self.per_depth_nodes[-2]
+
+
+class Engine:
+    """A searcher bound to a map: ``search(state)`` returns a ``SearchResult``."""
+
+    def __init__(self, cfg: FlagBotsConfig, search: SearchConfig) -> None:
+        self.map = cfg
+        self.cfg = search
+        self.zob = zobrist_table(cfg)
+        entry_bytes = 8 + 4 + 8
+        entries = 1
+        while entries * 2 * entry_bytes <= search.memory_mb * 1024 * 1024 and entries < 1 << 26:
+            entries *= 2
+        size = entries if search.tt else 1
+        self.tt_key = np.zeros(size, np.int64)
+        self.tt_val = np.zeros(size, np.int32)
+        self.tt_info = np.zeros(size, np.int64)
+        self.hist = np.zeros((2, cfg.width * cfg.height * 9), np.int64)
+        self.killers = np.full((MAX_PLY, 2), -1, np.int64)
+        self.move_buf = np.zeros((MAX_PLY, MAX_MOVES), np.int64)
+        self.score_buf = np.zeros((MAX_PLY, MAX_MOVES), np.int64)
+        self.undo = np.zeros((cfg.limit + 1, UNDO_WIDTH), np.int64)
+        _warm_up(self)
+
+    @property
+    def memory_bytes(self) -> int:
+        arrays = (
+            self.tt_key,
+            self.tt_val,
+            self.tt_info,
+            self.hist,
+            self.killers,
+            self.move_buf,
+            self.score_buf,
+            self.undo,
+        )
+        return sum(a.nbytes for a in arrays)
+
+    def search(
+        self,
+        state: np.ndarray,
+        depth: int | None = None,
+        time_s: float | None = -1.0,
+        node_limit: int | None = None,
+    ) -> SearchResult:
+        """Best move for the side to move. ``depth`` caps the depth (default: the config's);
+        ``time_s`` the wall time (default: the config's; None = unlimited)."""
+        c = self.cfg
+        budget = c.time_s if time_s == -1.0 else time_s
+        max_depth = depth if depth is not None else c.max_depth
+        st = state.copy()
+        key = full_hash(st, self.zob)
+        root = np.zeros(MAX_MOVES, np.int64)
+        n = generate(st, root, c.prune_destructs)
+        if n == 0:
+            raise ValueError("the game is over: no legal moves")
+        scores = np.zeros(MAX_MOVES, np.int64)
+        flags = np.array(
+            [c.alpha_beta, c.tt, c.killers, c.history, c.prune_destructs, node_limit or 2**62],
+            dtype=np.int64,
+        )
+        self.killers[:] = -1
+        self.hist[:] //= 8  # age the history between searches
+        start = time.perf_counter()
+        best_move, best_score, done = int(root[0]), 0, 0
+        total = {"nodes": 0, "leaves": 0, "tt": 0, "cut": 0}
+        per_depth: list[int] = []
+        # Under a time budget every searcher deepens step by step (a single deep iteration
+        # could not be stopped in time); only `iterative` searchers reuse the ordering.
+        first = 1 if c.iterative or budget is not None else max_depth
+        rate = 5e5  # nodes/s before anything is measured: a cautious guess
+        for d in range(first, max_depth + 1):
+            stats = np.zeros(5, np.int64)
+            if budget is not None:
+                elapsed = time.perf_counter() - start
+                left = budget - elapsed
+                if left <= 0:
+                    break
+                # nodes this iteration may visit, at the last iteration's speed
+                flags[NODE_LIMIT] = min(node_limit or 2**62, max(1000, int(rate * left * 0.95)))
+            alpha, beta = -INF, INF
+            if c.aspiration and d > first and abs(best_score) < WIN // 2:
+                alpha, beta = best_score - c.aspiration, best_score + c.aspiration
+            while True:
+                scores[:n] = -INF
+                i = search_root(
+                    st,
+                    self.undo,
+                    self.zob,
+                    key,
+                    d,
+                    alpha,
+                    beta,
+                    flags,
+                    root,
+                    scores,
+                    n,
+                    self.tt_key,
+                    self.tt_val,
+                    self.tt_info,
+                    self.killers,
+                    self.hist,
+                    self.move_buf,
+                    self.score_buf,
+                    stats,
+                )
+                value = int(scores[i])
+                if stats[ABORTED] or (alpha == -INF and beta == INF):
+                    break
+                if alpha < value < beta:
+                    break
+                alpha, beta = -INF, INF  # the window failed: search again, fully
+            for k, name in (
+                (NODES, "nodes"),
+                (LEAVES, "leaves"),
+                (TT_HITS, "tt"),
+                (CUTOFFS, "cut"),
+            ):
+                total[name] += int(stats[k])
+            if stats[ABORTED]:
+                break
+            per_depth.append(int(stats[NODES]))
+            searched = time.perf_counter() - start
+            if searched > 0.02:  # long enough to measure the speed on this position
+                rate = total["nodes"] / searched
+            best_move, best_score, done = int(root[i]), value, d
+            if c.iterative:
+                # next iteration: best move first, then by this iteration's scores
+                # (the stable sort keeps the previous order among equal scores)
+                order = np.argsort(-scores[:n], kind="stable")
+                root[:n] = root[:n][order]
+                scores[:n] = scores[:n][order]
+            if abs(best_score) >= WIN // 2:
+                break  # a forced result: deeper search cannot change it
+        return SearchResult(
+            best_move,
+            best_score,
+            done,
+            total["nodes"],
+            total["leaves"],
+            total["tt"],
+            total["cut"],
+            time.perf_counter() - start,
+            per_depth,
+        )
+
+
+_WARM: set[bool] = set()
+
+
+def _warm_up(engine: Engine) -> None:
+    """Compile the search kernels once per process (a tiny search), so that time budgets are
+    not spent compiling."""
+    if engine.cfg.tt in _WARM:
+        return
+    _WARM.add(engine.cfg.tt)
+    from sparring.search.flagbots import initial
+
+    probe = replace(engine.cfg, aspiration=1, iterative=True)
+    saved, engine.cfg = engine.cfg, probe
+    try:
+        engine.search(initial(engine.map), depth=3, time_s=None)
+    finally:
+        engine.cfg = saved
+        engine.tt_key[:] = 0
+        engine.hist[:] = 0
+
+
+def searcher(kind: str, **overrides) -> SearchConfig:
+    """The searcher ``kind`` (a key of SEARCHERS) with fields overridden (e.g. a new name)."""
+    if kind not in SEARCHERS:
+        raise ValueError(f"unknown searcher {kind!r}; choose from {', '.join(SEARCHERS)}")
+    return replace(SEARCHERS[kind], **overrides)

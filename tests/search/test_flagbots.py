@@ -1,0 +1,153 @@
+"""FlagBots rules: perft, hand-checked positions, make/unmake over random play."""
+
+import numpy as np
+import pytest
+
+from sparring.search.flagbots import (
+    BOARD,
+    COUNT0,
+    COUNT1,
+    MAX_MOVES,
+    NORTH,
+    SOUTH,
+    FlagBotsConfig,
+    full_hash,
+    generate,
+    mtf_table,
+    perft,
+)
+from sparring.search.game import IllegalMoveError, Position
+
+
+def test_perft_from_the_default_start():
+    pos = Position()
+    buffers = np.zeros((8, MAX_MOVES), np.int64)
+    assert perft(pos.st, pos.undo_buf, pos.zob, np.int64(pos.key), 1, buffers, False) == 48
+    assert perft(pos.st, pos.undo_buf, pos.zob, np.int64(pos.key), 2, buffers, False) == 2304
+    moves = pos.legal_actions()
+    assert sum(m % 9 == 8 for m in moves) == 7 and len(moves) == 48
+
+
+def put(pos, cells):
+    """Clear the board and place robots: {"c2": "S", "d3": "N", ...}."""
+    w = pos.cfg.width
+    pos.st[BOARD : BOARD + w * pos.cfg.height][pos.st[BOARD : BOARD + w * pos.cfg.height] != 3] = 0
+    counts = [0, 0]
+    for name, who in cells.items():
+        cell = (int(name[1:]) - 1) * w + ord(name[0]) - ord("a")
+        pos.st[BOARD + cell] = SOUTH if who == "S" else NORTH
+        counts[who == "N"] += 1
+    pos.st[COUNT0], pos.st[COUNT1] = counts
+    pos.key = int(full_hash(pos.st, pos.zob))
+
+
+def test_blast_with_friendly_fire_and_undo():
+    pos = Position()
+    put(pos, {"d4": "S", "e4": "S", "e5": "N", "c3": "N", "a1": "S", "i9": "N"})
+    before, key = pos.st.copy(), pos.key
+    pos.apply_action(pos.parse_move("x d4"))
+    board = pos.render()
+    assert pos.st[COUNT0] == 1 and pos.st[COUNT1] == 1  # d4, e4 (own) and e5, c3 gone
+    assert "S" in board.splitlines()[-2]  # a1 survives
+    pos.undo()
+    assert np.array_equal(pos.st, before) and pos.key == key
+
+
+def test_entering_the_enemy_flag_wins_and_own_flag_is_banned():
+    pos = Position()
+    put(pos, {"e8": "S", "d2": "S", "a9": "N", "b9": "N"})
+    with pytest.raises(IllegalMoveError, match="may not enter its own flag"):
+        pos.parse_move("d2-e1")
+    pos.apply_action(pos.parse_move("e8-e9"))
+    assert pos.is_terminal() and pos.returns() == (1, -1) and pos.reason == "flag"
+
+
+def test_annihilation_and_limit_scoring():
+    pos = Position()
+    put(pos, {"d4": "S", "d5": "N", "a1": "S"})
+    pos.apply_action(pos.parse_move("x d4"))
+    assert pos.returns() == (1, -1) and pos.reason == "annihilation"
+    pos = Position()
+    put(pos, {"d4": "S", "d5": "N"})
+    pos.apply_action(pos.parse_move("x d4"))
+    assert pos.is_terminal() and pos.returns() == (0, 0) and pos.reason == "annihilation"
+    short = Position(FlagBotsConfig(limit=2))
+    put(short, {"e5": "S", "a8": "N"})  # equal counts: South is nearer the flag
+    short.apply_action(short.parse_move("e5-e6"))
+    short.apply_action(short.parse_move("a8-a7"))
+    assert short.is_terminal() and short.reason == "limit" and short.returns() == (1, -1)
+
+
+def test_walls_block_moves_and_change_mtf():
+    cfg = FlagBotsConfig.wall_row()
+    pos = Position(cfg)
+    put(pos, {"b4": "S", "a9": "N"})
+    with pytest.raises(IllegalMoveError, match="is a wall"):
+        pos.parse_move("b4-b5")
+    mtf = mtf_table(cfg, 0)
+    plain = mtf_table(FlagBotsConfig(), 0)
+    cell = 3 * 9 + 2  # c4: the wall forces a detour through a gap
+    assert plain[cell] == 5 and mtf[cell] == 6
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("c2-c4", "one step"),
+        ("z2-c3", "off the"),
+        ("c5-c6", "no robot of yours"),
+        ("b2-c2", "is occupied"),
+        ("hello", "write a step like c2-d3"),
+        ("x c8", "no robot of yours"),
+    ],
+)
+def test_illegal_input_is_refused_with_the_reason(text, message):
+    with pytest.raises(IllegalMoveError, match=message):
+        Position().parse_move(text)
+
+
+@pytest.mark.parametrize("cfg", [FlagBotsConfig(), FlagBotsConfig.wall_row()])
+def test_make_unmake_restores_state_and_hash_over_random_play(cfg):
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        pos = Position(cfg)
+        states, keys = [], []
+        while not pos.is_terminal():
+            states.append(pos.st.copy())
+            keys.append(pos.key)
+            moves = pos.legal_actions()
+            blasts = [m for m in moves if m % 9 == 8]
+            pick = blasts if blasts and rng.random() < 0.3 else moves
+            pos.apply_action(int(rng.choice(pick)))
+            assert pos.key == int(full_hash(pos.st, pos.zob))  # incremental == from scratch
+        while states:
+            pos.undo()
+            assert np.array_equal(pos.st, states.pop()) and pos.key == keys.pop()
+
+
+def test_pruning_skips_exactly_the_harmless_blasts():
+    rng = np.random.default_rng(5)
+    pos = Position()
+    for _ in range(12):
+        pos.apply_action(int(rng.choice(pos.legal_actions())))
+        if pos.is_terminal():
+            break
+        full = set(pos.legal_actions())
+        out = np.zeros(MAX_MOVES, np.int64)
+        pruned = set(out[: generate(pos.st, out, True)].tolist())
+        skipped = full - pruned
+        me = pos.current_player() + 1
+        for m in full:
+            if m % 9 != 8:
+                assert m in pruned
+                continue
+            cell = m // 9
+            x, y = cell % 9, cell // 9
+            hits = any(
+                0 <= x + dx < 9
+                and 0 <= y + dy < 9
+                and pos.st[BOARD + (y + dy) * 9 + x + dx] not in (0, 3, me)
+                for dx in (-1, 0, 1)
+                for dy in (-1, 0, 1)
+            )
+            assert (m in skipped) == (not hits)

@@ -1,0 +1,65 @@
+"""The terminal game and the search_bench pipeline on a tiny scale."""
+
+import subprocess
+import sys
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.pipelines.search_bench import run
+from sparring.runtime.config import ConfigError
+
+
+def test_terminal_game_refuses_illegal_moves_and_replies():
+    proc = subprocess.run(
+        [sys.executable, "-m", "sparring.cli", "play", "flagbots", "--depth", "2"],
+        input="c2-c4\nzz\nd2-d3\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "illegal: 'c2-c4': a robot moves one step to a neighbouring cell" in out
+    assert "illegal: 'zz': write a step like c2-d3" in out
+    assert "engine plays " in out and "depth 2" in out
+
+
+def test_pipeline_counts_nodes_and_deeper_players_score_more(
+    ray_session, pipeline_config, tmp_path
+):
+    cfg = pipeline_config(
+        "search_bench",
+        "searchers=[minimax,alphabeta,full]",
+        "depths=[1,2,3]",
+        "positions=[start]",
+        "time_s=0.2",
+        "match.seeds=3",
+        f"output_dir={tmp_path}",
+    )
+    out = run(cfg)
+    by = {(r["searcher"], r["depth"]): r for r in out["nodes"]}
+    # alpha-beta never examines more leaves than minimax; the full searcher is near minimal
+    for d in (1, 2, 3):
+        assert by["alphabeta", d]["leaves"] <= by["minimax", d]["leaves"]
+    assert by["minimax", 2]["leaves"] == 2304 and by["minimax", 2]["ratio_to_minimal"] > 20
+    assert by["full", 3]["ratio_to_minimal"] < by["alphabeta", 3]["ratio_to_minimal"]
+    scores = {r["searcher"]: r["score"] for r in out["standings"]}
+    assert scores["d3"] > scores["d1"], out["standings"]
+    assert len(out["games"]) == 3 * 2 * 3  # d1, d2, d3: 3 pairs x 2 colours x 3 seeds
+    metrics = MlflowClient(cfg.tracking.uri).get_run(out["run_id"]).data.metrics
+    assert "elo/d3" in metrics and "start/full/d3/nodes" in metrics
+    assert (tmp_path / "nodes.parquet").exists() and (tmp_path / "games.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("searchers=[minimax,deep_blue]", "searchers contains 'deep_blue'"),
+        ("match.players.d2=full@x", "write searcher@depth"),
+        ("time_s=0", "time_s=0 is not allowed"),
+    ],
+)
+def test_bad_config(pipeline_config, tmp_path, override, message):
+    with pytest.raises(ConfigError, match=message):
+        run(pipeline_config("search_bench", override, f"output_dir={tmp_path}"))
