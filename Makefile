@@ -11,7 +11,7 @@ export RAY_USAGE_STATS_ENABLED := 0
 export RAY_AUTH_MODE ?= token
 export PYTHONUNBUFFERED := 1
 
-.PHONY: help setup run test test-fast lint bench mlflow-ui clean clean-cache
+.PHONY: help setup run test test-fast lint bench mlflow-ui mlflow-server clean clean-cache
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -32,6 +32,8 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) pipelines/search_bench.py depths=[1,2,3] time_s=0.5 match.seeds=2
 	$(PY) pipelines/eleusis_bench.py seeds=8 cap=20000 'scientists=[frequency,beta_thompson,em_greedy,oracle]'
 	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name em_greedy
+	$(PY) pipelines/retrain.py ga.population=16 ga.generations=2 deals.train=60 deals.heldout=150
+	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
 	@echo
 	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow)."
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
@@ -52,6 +54,11 @@ bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks
 	$(PY) benchmarks/evolve.py --quick
 	$(PY) benchmarks/eleusis.py --quick
 	$(PY) benchmarks/search.py --quick
+
+MLFLOW_PORT ?= 5000
+mlflow-server: setup  ## an MLflow tracking server on 127.0.0.1 (sqlite backend, served artifacts)
+	$(VENV)/bin/mlflow server --host 127.0.0.1 --port $(MLFLOW_PORT) \
+		--backend-store-uri sqlite:///mlflow-server.db --artifacts-destination ./mlartifacts-server
 
 mlflow-ui: setup  ## browse the local MLflow store on http://127.0.0.1:5000
 	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db --host 127.0.0.1 --port 5000

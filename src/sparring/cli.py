@@ -5,6 +5,7 @@
     sparring poker replay --deals data/deals/<hash> --deal 3 --rotation 0
     sparring eleusis referee --deck spike:alpha=0.5 --seed 1 -- sparring eleusis scientist
     sparring play flagbots --side south --time 1.0
+    sparring compare evolve --metric champion_bb100
 
 Errors in the input end the command with a one-line message and exit status 2.
 """
@@ -153,8 +154,10 @@ def _cmd_play_flagbots(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from exc
     pos = Position(cfg)
     human = 0 if args.side == "south" else 1
-    print("FlagBots: you are " + args.side.capitalize() + " (S moves first). Reach the enemy "
-          "flag (F = South's, f = North's). Moves: c2-d3, or x c2 to self-destruct; quit ends.")
+    print(
+        "FlagBots: you are " + args.side.capitalize() + " (S moves first). Reach the enemy "
+        "flag (F = South's, f = North's). Moves: c2-d3, or x c2 to self-destruct; quit ends."
+    )
     while not pos.is_terminal():
         print(pos.render())
         if pos.current_player() == human:
@@ -171,13 +174,34 @@ def _cmd_play_flagbots(args: argparse.Namespace) -> int:
                 print(f"illegal: {exc}")
             continue
         result = engine.search(pos.st, depth=args.depth, time_s=None if args.depth else -1.0)
-        print(f"engine plays {pos.move_text(result.move)} (depth {result.depth}, "
-              f"{result.nodes:,} nodes, score {result.score:+d})")
+        print(
+            f"engine plays {pos.move_text(result.move)} (depth {result.depth}, "
+            f"{result.nodes:,} nodes, score {result.score:+d})"
+        )
         pos.apply_action(result.move)
     print(pos.render())
     south, _ = pos.returns()
     verdict = "draw" if south == 0 else ("South wins" if south > 0 else "North wins")
     print(f"game over after {pos.ply} plies: {verdict} ({pos.reason})")
+    return 0
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from sparring.pipelines.compare import compare
+    from sparring.runtime.config import ConfigError
+
+    try:
+        compare(
+            args.tracking_uri,
+            args.experiment,
+            args.metric,
+            args.metrics,
+            args.filter,
+            args.max_runs,
+            args.output_dir,
+        )
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from exc
     return 0
 
 
@@ -234,6 +258,20 @@ def _build_parser() -> argparse.ArgumentParser:
     fb.add_argument("--depth", type=int, default=None, help="fixed engine depth instead")
     fb.add_argument("--map", default="default", help="default or wall_row")
     fb.set_defaults(func=_cmd_play_flagbots)
+
+    cmp_ = sub.add_parser(
+        "compare",
+        help="compare the runs of an MLflow experiment",
+        description="Rank an experiment's runs by a metric; show the params that differ.",
+    )
+    cmp_.add_argument("experiment", help="MLflow experiment (e.g. evolve, equity)")
+    cmp_.add_argument("--metric", required=True, help="rank by this metric (descending)")
+    cmp_.add_argument("--metrics", nargs="*", default=[], help="more metrics to show")
+    cmp_.add_argument("--filter", default="", help="MLflow filter, e.g. \"params.seed = '1'\"")
+    cmp_.add_argument("--max-runs", type=int, default=20)
+    cmp_.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
+    cmp_.add_argument("--output-dir", default="data/compare", help="where the plot goes")
+    cmp_.set_defaults(func=_cmd_compare)
 
     el = sub.add_parser("eleusis", help="Probabilistic Eleusis: referee and scientists")
     el_sub = el.add_subparsers(dest="eleusis_command", metavar="TOOL")

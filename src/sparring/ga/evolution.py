@@ -95,6 +95,26 @@ def initial_state(cfg: GAConfig) -> EvolutionState:
     )
 
 
+def seed_with(
+    state: EvolutionState, individual: np.ndarray, fraction: float, cfg: GAConfig
+) -> EvolutionState:
+    """Replace the last ``fraction`` of the population with ``individual``: one exact copy,
+    the rest mutated copies (all genes eligible), so evolution starts from a known player."""
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state.rng_state
+    count = max(1, round(fraction * cfg.population))
+    population = state.population.copy()
+    everywhere = np.ones(individual.shape[0], dtype=bool)
+    for k in range(count):
+        i = cfg.population - 1 - k
+        population[i] = (
+            individual
+            if k == 0
+            else mutate(individual, everywhere, cfg.mutation_genes * 4, cfg.variance, rng)
+        )
+    return replace(state, population=population, rng_state=rng.bit_generator.state)
+
+
 def diversity(population: np.ndarray) -> float:
     """Mean standard deviation of each threshold across the population, over its range 200."""
     return float(population.astype(np.float64).std(axis=0).mean() / 200.0)
@@ -184,4 +204,5 @@ __all__ = [
     "breed",
     "initial_state",
     "run_generation",
+    "seed_with",
 ]

@@ -22,7 +22,13 @@ from omegaconf import DictConfig
 
 from sparring.ga import checkpoint
 from sparring.ga.champion import benchmark
-from sparring.ga.evolution import EvolutionState, GAConfig, initial_state, run_generation
+from sparring.ga.evolution import (
+    EvolutionState,
+    GAConfig,
+    initial_state,
+    run_generation,
+    seed_with,
+)
 from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
 from sparring.ga.operators import CROSSOVERS, POLICIES
 from sparring.ga.registry import log_champion, register
@@ -159,13 +165,20 @@ def _log_generation(mlrun, record: dict) -> None:
     mlrun.log_metrics({k: record[k] for k in _LOGGED_PER_GENERATION}, step=record["generation"])
 
 
-def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
-    """Run (or resume) an evolution; returns paths, the MLflow run id and the results."""
+def run(
+    cfg: DictConfig | dict[str, Any],
+    seed_individual: np.ndarray | None = None,
+    seed_fraction: float = 0.25,
+    tags: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """Run (or resume) an evolution; returns paths, the MLflow run id and the results.
+
+    ``seed_individual`` (retraining) replaces part of the first population with it."""
     job = parse_config(cfg)
     resources = init_ray(cfg.get("ray"))
     cores = max(1, int(resources.get("CPU", 1)))
     n_chunks = job.chunks or min(job.ga.population, 2 * cores)
-    with tracked_run(cfg, "evolve", tags={"run_hash": job.run_hash}) as mlrun:
+    with tracked_run(cfg, "evolve", tags={"run_hash": job.run_hash, **(tags or {})}) as mlrun:
         train_dir, _ = ensure_deal_set(job.train, job.deals_root)
         held_dir, _ = ensure_deal_set(job.heldout, job.deals_root)
         train, held = load_deal_set(train_dir), load_deal_set(held_dir)
@@ -204,6 +217,8 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
             if job.resume:
                 console.print(f"no checkpoint in {job.checkpoint_dir}: starting from generation 0")
             state = initial_state(job.ga)
+            if seed_individual is not None:
+                state = seed_with(state, seed_individual, seed_fraction, job.ga)
         else:
             console.print(f"resuming from generation {state.generation} ({job.checkpoint_dir})")
             for record in state.history:

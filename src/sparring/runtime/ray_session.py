@@ -54,6 +54,9 @@ def init_ray(cfg: Mapping[str, Any] | None = None) -> dict[str, Any]:
         if options["address"]:
             kwargs["address"] = options["address"]
         else:
+            # "local" always starts a new embedded Ray; without it ray.init() would attach to
+            # any cluster that `ray start` left running on this machine.
+            kwargs["address"] = "local"
             kwargs["num_cpus"] = num_cpus
             kwargs["include_dashboard"] = options["include_dashboard"]
         ray.init(**kwargs)

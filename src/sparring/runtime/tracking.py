@@ -116,7 +116,8 @@ def tracked_run(
     ``cfg.tracking`` gives ``uri`` (e.g. ``sqlite:///mlflow.db`` or an http server),
     ``experiment`` (default: the pipeline name) and ``artifact_root``. The run gets the
     flattened config (minus ``tracking``) as params, and tags ``pipeline``, ``git_commit``,
-    ``config_hash`` plus ``tags``; a parent run id in ``tracking.parent_run_id`` nests it.
+    ``config_hash`` plus ``tags``; a parent run id in ``tracking.parent_run_id`` nests it, and
+    inside a sweep (``runtime.sweep``) it is nested under the sweep's parent and tagged.
     """
     conf = to_container(cfg)
     tracking = dict(conf.get("tracking") or {})
@@ -131,8 +132,11 @@ def tracked_run(
         "config_hash": config_hash(body),
         **(tags or {}),
     }
-    if tracking.get("parent_run_id"):
-        all_tags["mlflow.parentRunId"] = tracking["parent_run_id"]
+    parent = tracking.get("parent_run_id") or os.environ.get("SPARRING_SWEEP_PARENT_RUN")
+    if parent:
+        all_tags["mlflow.parentRunId"] = parent
+    if os.environ.get("SPARRING_SWEEP_ID"):
+        all_tags["sweep_id"] = os.environ["SPARRING_SWEEP_ID"]
     run = client.create_run(exp_id, run_name=run_name, tags=all_tags)
     logger = RunLogger(client, run.info.run_id, exp_id)
     logger.log_params(flatten(body))

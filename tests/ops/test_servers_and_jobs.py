@@ -1,0 +1,146 @@
+"""Real services on loopback: an MLflow tracking server, and a Ray head taking a job."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.runtime.tracking import tracked_run
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url: str, seconds: float) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                return
+        except urllib.error.HTTPError:
+            return  # it answered (e.g. 401 under token auth): it is up
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError(f"{url} did not answer within {seconds} s")
+
+
+@pytest.fixture
+def mlflow_server(tmp_path):
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            str(BIN / "mlflow"),
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--backend-store-uri",
+            f"sqlite:///{tmp_path / 'server.db'}",
+            "--artifacts-destination",
+            str(tmp_path / "artifacts"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{port}/health", 90)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+
+
+def test_a_run_is_logged_through_the_tracking_server(mlflow_server, tmp_path):
+    cfg = {"tracking": {"uri": mlflow_server, "experiment": "over-http"}, "seed": 1}
+    with tracked_run(cfg, "unit") as run:
+        run.log_metrics({"x": 2.5})
+        run.log_text("served artifact", "note.txt")
+    client = MlflowClient(mlflow_server)
+    got = client.get_run(run.run_id)
+    assert got.data.metrics["x"] == 2.5 and got.data.params["seed"] == "1"
+    path = client.download_artifacts(run.run_id, "note.txt", str(tmp_path))
+    assert Path(path).read_text() == "served artifact"
+
+
+def test_job_submitted_to_a_real_head_succeeds_and_logs_to_mlflow(tmp_path):
+    env = dict(
+        os.environ,
+        RAY_USAGE_STATS_ENABLED="0",
+        RAY_AUTH_MODE="token",
+        PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}",
+    )
+    env.pop("RAY_ADDRESS", None)
+    gcs, dash = free_port(), free_port()
+    head = subprocess.Popen(
+        [
+            str(BIN / "ray"),
+            "start",
+            "--head",
+            f"--port={gcs}",
+            "--num-cpus=2",
+            "--dashboard-host=127.0.0.1",
+            f"--dashboard-port={dash}",
+            "--include-dashboard=true",
+            "--block",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{dash}/api/version", 120)
+        db = tmp_path / "jobs.db"
+        runtime_env = {"excludes": ["data", "outputs", "multirun", "mlartifacts", "*.db"]}
+        submit = subprocess.run(
+            [
+                str(BIN / "ray"),
+                "job",
+                "submit",
+                "--address",
+                f"http://127.0.0.1:{dash}",
+                "--working-dir",
+                str(ROOT),
+                "--runtime-env-json",
+                json.dumps(runtime_env),
+                "--",
+                "python",
+                "pipelines/equity.py",
+                "ray=cluster",
+                "classes=[AA]",
+                "opponents=[1]",
+                "trials=200",
+                f"tracking.uri=sqlite:///{db}",
+                f"output={tmp_path / 'eq.parquet'}",
+            ],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert submit.returncode == 0, submit.stdout[-2000:] + submit.stderr[-2000:]
+        assert "succeeded" in submit.stdout + submit.stderr
+        client = MlflowClient(f"sqlite:///{db}")
+        runs = client.search_runs([client.get_experiment_by_name("equity").experiment_id])
+        assert len(runs) == 1 and runs[0].info.status == "FINISHED"
+        assert (tmp_path / "eq.parquet").exists()
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)  # `ray start --block` tears its cluster down
+        head.wait(timeout=60)

@@ -1,0 +1,113 @@
+"""Sweeps grouped under a parent run, the compare table, and retraining decisions."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.ga.registry import load_registered, log_champion, register
+from sparring.pipelines.compare import compare
+from sparring.pipelines.retrain import run as retrain
+from sparring.poker.bots import calling_station, tight_aggressive
+from sparring.runtime.config import ConfigError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_two_point_sweep_is_grouped_under_a_parent_run(tmp_path):
+    db = f"sqlite:///{tmp_path / 'sweep.db'}"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "pipelines" / "equity.py"),
+            "-m",
+            "sweep=equity_trials",
+            "classes=[AA,72o]",
+            "opponents=[1]",
+            f"tracking.uri={db}",
+            f"output={tmp_path / 'eq.parquet'}",
+            "ray.num_cpus=2",
+            f"hydra.sweep.dir={tmp_path}/mr",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    client = MlflowClient(db)
+    runs = client.search_runs([client.get_experiment_by_name("equity").experiment_id])
+    parents = [r for r in runs if r.data.tags.get("sweep_parent") == "true"]
+    children = [r for r in runs if r not in parents]
+    assert len(parents) == 1 and len(children) == 2
+    sweep_id = parents[0].data.tags["sweep_id"]
+    assert {r.data.tags["sweep_id"] for r in children} == {sweep_id}
+    assert {r.data.tags["mlflow.parentRunId"] for r in children} == {parents[0].info.run_id}
+    assert sorted(r.data.params["trials"] for r in children) == ["1000", "4000"]
+
+    table = compare(db, "equity", "mean_stderr", ["cells"], output_dir=tmp_path / "cmp")
+    assert table.differing == ["trials"]  # the only param that differs between the runs
+    assert len(table.runs) == 2 and table.plot.exists()
+    stderr = [r["metrics"]["mean_stderr"] for r in table.runs]
+    assert stderr == sorted(stderr, reverse=True)  # ranked by the metric
+    with pytest.raises(ConfigError, match="no such experiment"):
+        compare(db, "nope", "x")
+
+
+TINY = (
+    "table_size=6",
+    "ga.population=10",
+    "deals.train=30",
+    "deals.heldout=120",
+    "deals.equity_trials=80",
+    "deals.shard_size=40",
+    "seed=2",
+)
+
+
+def registered(cfg, chromosome, name):
+    client = MlflowClient(cfg.tracking.uri)
+    exp = (
+        client.create_experiment(f"seed-{name}")
+        if client.get_experiment_by_name(f"seed-{name}") is None
+        else client.get_experiment_by_name(f"seed-{name}").experiment_id
+    )
+    run = client.create_run(exp)
+    log_champion(client, run.info.run_id, chromosome, {"table_size": 6})
+    client.set_terminated(run.info.run_id)
+    return register(client, name, run.info.run_id, "champion")
+
+
+def test_retrain_promotes_a_better_challenger_keeps_a_strong_champion_and_is_idempotent(
+    ray_session, pipeline_config, tmp_path
+):
+    def cfg(name, rid, generations):
+        return pipeline_config(
+            "retrain",
+            *TINY,
+            f"ga.generations={generations}",
+            f"registry.model_name={name}",
+            f"retrain.id={rid}",
+            f"deals.root={tmp_path / 'deals'}",
+            f"retrain.checkpoint_root={tmp_path / 'ck'}",
+        )
+
+    weak = cfg("weak-champion", "day-1", 3)
+    v1 = registered(weak, calling_station(), "weak-champion")
+    out = retrain(weak)
+    assert out["decision"] == "promoted" and out["low"] > 0
+    client = MlflowClient(weak.tracking.uri)
+    chromosome, _, version = load_registered(client, "weak-champion")
+    assert version != v1 and not np.array_equal(chromosome, calling_station())
+
+    again = retrain(cfg("weak-champion", "day-1", 3))
+    assert again["decision"] == "skipped"  # the same id does nothing twice
+
+    strong = cfg("strong-champion", "day-1", 1)
+    v_strong = registered(strong, tight_aggressive(), "strong-champion")
+    kept = retrain(strong)
+    assert kept["decision"] == "kept"
+    assert load_registered(client, "strong-champion")[2] == v_strong
