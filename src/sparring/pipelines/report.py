@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import io
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-console = Console()
+# Piped output (make run, CI, log files) gets a wider table than rich's 80-column default.
+console = Console() if sys.stdout.isatty() else Console(width=140)
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
