@@ -137,6 +137,16 @@ class MusState:
             return [0.0] * 4
         return [1.0 if team(s) == self.match_winner else -1.0 for s in range(4)]
 
+    def legal_kinds(self) -> tuple[str, ...]:
+        """The kinds of the legal actions (cheaper than listing every bet amount)."""
+        if self.phase == MATCH_OVER:
+            return ()
+        if self.phase == MUS_DECISION:
+            return (MUS, NO_MUS)
+        if self.phase == DISCARDING:
+            return (DISCARD,)
+        return self.lance.legal_kinds()
+
     def legal_actions(self) -> list[Action]:
         if self.phase == MATCH_OVER:
             return []

@@ -1,0 +1,173 @@
+"""The decision log: one record per betting decision (specs/mus.md §15), exportable to Parquet.
+
+``play_match`` runs a match between four players and returns the final state and the records;
+after each hand's reveal every record of that hand gets all four hands and the deciding
+player's per-lance percentiles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import pyarrow as pa
+
+from sparring.mus.cards import FACES, hand_ranks
+from sparring.mus.game import BETTING, MusGame, MusState
+from sparring.mus.lance import NO_QUERIDO, NO_QUIERO, PENDING
+from sparring.mus.players import Player, mid_percentile
+from sparring.runtime.datasets import DatasetSpec
+
+LOG_SPEC = DatasetSpec(
+    "mus_decisions",
+    1,
+    pa.schema(
+        [
+            ("match", pa.int64()),
+            ("hand", pa.int64()),
+            ("lance", pa.string()),
+            ("seat", pa.int8()),
+            ("distance", pa.int8()),
+            ("lance_mano", pa.bool_()),
+            ("score_own", pa.int16()),
+            ("score_other", pa.int16()),
+            ("juegos_own", pa.int8()),
+            ("juegos_other", pa.int8()),
+            ("mus_rounds", pa.int16()),
+            ("pending", pa.bool_()),
+            ("accepted", pa.int16()),
+            ("stake", pa.int16()),
+            ("raised", pa.bool_()),
+            ("is_ordago", pa.bool_()),
+            ("action", pa.string()),
+            ("amount", pa.int16()),
+            ("final", pa.bool_()),
+            ("own_hand", pa.list_(pa.int8(), 4)),
+            ("all_hands", pa.list_(pa.int8(), 16)),
+            ("pct_grande", pa.float32()),
+            ("pct_chica", pa.float32()),
+            ("pct_pares", pa.float32()),
+            ("pct_juego", pa.float32()),
+            ("pct_punto", pa.float32()),
+        ]
+    ),
+)
+
+
+@dataclass
+class Decision:
+    match: int
+    hand: int
+    lance: str
+    seat: int
+    distance: int
+    lance_mano: bool
+    score_own: int
+    score_other: int
+    juegos_own: int
+    juegos_other: int
+    mus_rounds: int
+    pending: bool
+    accepted: int
+    stake: int
+    raised: bool
+    is_ordago: bool
+    action: str
+    amount: int
+    final: bool = True
+    own_hand: list[int] = field(default_factory=list)
+    all_hands: list[int] = field(default_factory=list)
+    pct_grande: float = 0.0
+    pct_chica: float = 0.0
+    pct_pares: float = 0.0
+    pct_juego: float = 0.0
+    pct_punto: float = 0.0
+
+
+def _percentiles(state: MusState, seat: int) -> dict[str, float]:
+    ranks = tuple(
+        sorted(hand_ranks((FACES[c % 10] for c in state.hands[seat]), state.config.ocho_reyes))
+    )
+    out = {}
+    for lance in ("grande", "chica", "pares", "juego", "punto"):
+        out[f"pct_{lance}"] = mid_percentile(lance, ranks, state.config.ocho_reyes)
+    return out
+
+
+def play_match(
+    game: MusGame,
+    players: Sequence[Player],
+    seed: int,
+    match_id: int = 0,
+    max_actions: int = 1_000_000,
+) -> tuple[MusState, list[Decision]]:
+    """Play one match; returns the final state and the decision log."""
+    state = game.new_initial_state(seed)
+    for p in players:
+        p.on_game_start()
+    records: list[Decision] = []
+    open_hand: list[Decision] = []
+    hand_cards = [list(h) for h in state.hands]
+    hand_no = state.hand_number
+    pct_cache: dict[int, dict[str, float]] = {}
+    for _ in range(max_actions):
+        if state.is_terminal():
+            break
+        seat = state.current_player()
+        if state.phase == BETTING:
+            lance = state.lance
+            if seat not in pct_cache:
+                pct_cache[seat] = _percentiles(state, seat)
+            t = seat % 2
+            action = players[seat].act(state, seat)
+            record = Decision(
+                match_id,
+                state.hand_number,
+                lance.name,
+                seat,
+                (seat - state.mano) % 4,
+                lance.participants[0] == seat,
+                state.scores[t],
+                state.scores[1 - t],
+                state.juegos[t],
+                state.juegos[1 - t],
+                state.mus_rounds,
+                lance.status == PENDING,
+                lance.accepted,
+                lance.pending,
+                lance.raised,
+                lance.is_ordago,
+                action.kind,
+                action.amount,
+                own_hand=[FACES[c % 10] for c in state.hands[seat]],
+                **pct_cache[seat],
+            )
+            state.apply_action(action)
+            if action.kind == NO_QUIERO:
+                record.final = lance.status == NO_QUERIDO
+            open_hand.append(record)
+        else:
+            state.apply_action(players[seat].act(state, seat))
+            if state.phase == BETTING:
+                hand_cards = [list(h) for h in state.hands]  # after the last redraw
+                pct_cache = {}
+        if state.hand_number != hand_no or state.is_terminal():
+            revealed = [FACES[c % 10] for h in hand_cards for c in h]
+            for r in open_hand:
+                r.all_hands = revealed
+            records.extend(open_hand)
+            open_hand = []
+            for p in players:
+                p.on_hand_end(tuple(tuple(h) for h in hand_cards))
+            hand_no = state.hand_number
+            hand_cards = [list(h) for h in state.hands]
+            pct_cache = {}
+    return state, records
+
+
+def to_arrow(records: Sequence[Decision]) -> pa.Table:
+    rows = [asdict(r) for r in records]
+    for row in rows:
+        if not row["all_hands"]:
+            row["all_hands"] = [0] * 16
+    return pa.Table.from_pylist(rows, schema=LOG_SPEC.schema)

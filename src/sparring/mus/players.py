@@ -1,0 +1,162 @@
+"""Players: a protocol, a random legal player and synthetic players with known rates.
+
+A ``SyntheticPlayer``'s behaviour is driven by the rates of specs/player_model.md §3, built so
+that its realised rates converge to the parameters:
+- ``aggression``: P(bet) in a turn where it could bet; ``bluff_frequency``: the share of its bets
+  made with a weak hand (mid-rank percentile below 0.40) — the bet probability is split between
+  weak and strong hands so that both hold at once (as far as the probabilities stay <= 1);
+- ``acceptance_rate`` / ``raise_rate`` / ``ordago_rate``: answers to bets received (órdago also
+  when opening, counted in the aggression); ``risk_tolerance``: the share of acceptances made
+  with a weak hand (with órdago or raise rates above 0 the split of the remaining mass is
+  approximate when a probability would exceed 1);
+- ``mus_rate``: P(mus) in a mus turn.
+Rates may differ per lance (``per_lance``), and ``shift_after=n`` switches to ``shifted`` after
+n hands. Decisions use the player's own cards and the public state only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Protocol
+
+import numpy as np
+
+from sparring.mus.cards import FACES, hand_ranks
+from sparring.mus.game import DISCARD, MUS, NO_MUS, MusState
+from sparring.mus.lance import ENVIDO, NO_QUIERO, ORDAGO, PASO, QUIERO, SUBIR, Action
+from sparring.mus.strength import percentile
+
+WEAK = 0.40
+
+
+class Player(Protocol):
+    def act(self, state: MusState, seat: int) -> Action: ...
+    def on_game_start(self, models: object = None) -> None: ...
+    def on_hand_end(self, revealed: tuple) -> None: ...
+
+
+@lru_cache(maxsize=4096)
+def mid_percentile(lance: str, ranks: tuple[int, ...], ocho_reyes: bool) -> float:
+    """Cached mid-rank percentile of a hand (full deck) in a lance; for pares, juego and punto
+    among the hands that take part (the only ones that bet there); 0 if it does not."""
+    p = percentile(lance, ranks, ocho_reyes)
+    if lance == "grande" or lance == "chica":
+        return p.mid
+    if p.p_lt == 0 and p.eligible_p_eq == 0:  # not taking part
+        return 0.0
+    return p.eligible_p_lt + p.eligible_p_eq / 2
+
+
+class RandomPlayer:
+    """Uniform over the legal actions (bets limited to 2..4 to keep hands short)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, state: MusState, seat: int) -> Action:
+        actions = [a for a in state.legal_actions() if a.amount <= 4]
+        return actions[int(self.rng.integers(len(actions)))]
+
+    def on_game_start(self, models=None) -> None:
+        pass
+
+    def on_hand_end(self, revealed) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class Profile:
+    aggression: float = 0.3
+    bluff_frequency: float = 0.2
+    acceptance_rate: float = 0.5
+    risk_tolerance: float = 0.3
+    raise_rate: float = 0.1
+    ordago_rate: float = 0.02
+    mus_rate: float = 0.5
+
+
+@dataclass
+class SyntheticPlayer:
+    profile: Profile = field(default_factory=Profile)
+    per_lance: dict[str, Profile] = field(default_factory=dict)
+    shift_after: int | None = None
+    shifted: Profile | None = None
+    seed: int = 0
+    hands_seen: int = 0
+
+    def __post_init__(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+
+    @classmethod
+    def with_rates(
+        cls,
+        seed: int = 0,
+        shift_after: int | None = None,
+        shifted: dict | None = None,
+        **rates: float,
+    ) -> SyntheticPlayer:
+        base = replace(Profile(), **rates)
+        return cls(base, {}, shift_after, replace(base, **(shifted or {})), seed)
+
+    def current(self, lance: str | None) -> Profile:
+        if self.shift_after is not None and self.hands_seen >= self.shift_after:
+            return self.shifted or self.profile
+        return self.per_lance.get(lance or "", self.profile)
+
+    def on_game_start(self, models=None) -> None:
+        pass
+
+    def on_hand_end(self, revealed) -> None:
+        self.hands_seen += 1
+
+    def _weak(self, state: MusState, seat: int, lance: str) -> bool:
+        ranks = tuple(
+            sorted(hand_ranks((FACES[c % 10] for c in state.hands[seat]), state.config.ocho_reyes))
+        )
+        return mid_percentile(lance, ranks, state.config.ocho_reyes) < WEAK
+
+    def _split(self, rate: float, weak_share: float, weak: bool) -> float:
+        """P(act | hand class) so that P(act) = rate and P(weak | act) = weak_share."""
+        p = rate * weak_share / WEAK if weak else rate * (1 - weak_share) / (1 - WEAK)
+        return min(1.0, p)
+
+    def act(self, state: MusState, seat: int) -> Action:
+        kinds = state.legal_kinds()
+        u = self.rng.random()
+        if MUS in kinds:
+            return Action(MUS if u < self.current("mus").mus_rate else NO_MUS)
+        if DISCARD in kinds:
+            return self._discard(state, seat)
+        lance = state.lance.name
+        prof = self.current(lance)
+        weak = self._weak(state, seat, lance)
+        o = prof.ordago_rate
+        if PASO in kinds:  # open: órdago (o), envido (aggression - o) or pass
+            if u < o:
+                return Action(ORDAGO)
+            bet = self._split(max(prof.aggression - o, 0.0), prof.bluff_frequency, weak)
+            return Action(ENVIDO, 2) if self.rng.random() * (1 - o) < bet else Action(PASO)
+        # a bet is pending: órdago (o), raise (raise_rate), accept (acceptance_rate) or refuse
+        if ORDAGO in kinds and u < o:
+            return Action(ORDAGO)
+        taken = o if ORDAGO in kinds else 0.0
+        if SUBIR in kinds and u < taken + prof.raise_rate:
+            return Action(SUBIR, 2)
+        taken += prof.raise_rate if SUBIR in kinds else 0.0
+        accept = self._split(prof.acceptance_rate, prof.risk_tolerance, weak)
+        if self.rng.random() * max(1 - taken, 1e-9) < accept:
+            return Action(QUIERO)
+        return Action(NO_QUIERO)
+
+    def _discard(self, state: MusState, seat: int) -> Action:
+        # keep kings and pairs; throw the rest (at least one card)
+        faces = [FACES[c % 10] for c in state.hands[seat]]
+        ranks = hand_ranks(faces, state.config.ocho_reyes)
+        mask = 0
+        for i, r in enumerate(ranks):
+            if r < 10 and ranks.count(r) == 1:
+                mask |= 1 << i
+        if mask == 0:
+            mask = 1 << int(np.argmin(ranks))
+        return Action(DISCARD, mask)

@@ -1,0 +1,84 @@
+"""Synthetic players realise their rates; shift_after switches; the decision log."""
+
+import numpy as np
+import pytest
+
+from sparring.mus.game import MusGame
+from sparring.mus.log import LOG_SPEC, play_match, to_arrow
+from sparring.mus.players import RandomPlayer, SyntheticPlayer
+from sparring.runtime.datasets import read_table, write_table
+
+
+def records_of(players_factory, matches, seed=0):
+    out, states = [], []
+    for m in range(matches):
+        state, recs = play_match(MusGame(), players_factory(m), seed=seed + m, match_id=m)
+        out += recs
+        states.append(state)
+    return out, states
+
+
+def rate(successes, opportunities):
+    n = len(opportunities)
+    p = successes / n
+    return p, np.sqrt(max(p * (1 - p), 1e-4) / n)
+
+
+def test_realised_rates_converge_to_the_parameters():
+    params = dict(
+        aggression=0.35,
+        bluff_frequency=0.3,
+        acceptance_rate=0.6,
+        risk_tolerance=0.25,
+        raise_rate=0.0,
+        ordago_rate=0.0,
+        mus_rate=0.3,
+    )
+    recs, _ = records_of(
+        lambda m: [SyntheticPlayer.with_rates(seed=10 * m + i, **params) for i in range(4)],
+        matches=25,
+    )
+    open_turns = [r for r in recs if not r.pending]
+    bets = [r for r in open_turns if r.action == "envido"]
+    p, se = rate(len(bets), open_turns)
+    assert abs(p - params["aggression"]) < 4 * se + 0.02, (p, se)
+    answers = [r for r in recs if r.pending]
+    accepted = [r for r in answers if r.action == "quiero"]
+    p, se = rate(len(accepted), answers)
+    assert abs(p - params["acceptance_rate"]) < 4 * se + 0.02, (p, se)
+    weak_bets = [r for r in bets if getattr(r, f"pct_{r.lance}", 1.0) < 0.4]
+    p, se = rate(len(weak_bets), bets)
+    assert abs(p - params["bluff_frequency"]) < 4 * se + 0.05, (p, se)
+
+
+def test_shift_after_switches_profile_at_the_right_hand():
+    player = SyntheticPlayer.with_rates(aggression=0.0, shift_after=3, shifted={"aggression": 1.0})
+    assert player.current("grande").aggression == 0.0
+    for _ in range(3):
+        player.on_hand_end(())
+    assert player.current("grande").aggression == 1.0
+
+
+def test_decision_log_round_trips_through_parquet(tmp_path):
+    recs, states = records_of(lambda m: [RandomPlayer(seed=m * 4 + i) for i in range(4)], 3)
+    assert recs and all(s.is_terminal() for s in states)
+    assert all(len(r.all_hands) == 16 for r in recs)  # hands filled in after the reveal
+    assert all(r.own_hand == sorted(r.own_hand) or len(r.own_hand) == 4 for r in recs)
+    refusals = [r for r in recs if r.action == "no_quiero"]
+    assert any(r.final for r in refusals)
+    table = to_arrow(recs)
+    path = write_table(table, tmp_path / "log.parquet", LOG_SPEC, config_hash="x", seed=0)
+    back = read_table(path, LOG_SPEC)
+    assert back.num_rows == len(recs)
+    assert back.column("action").to_pylist() == [r.action for r in recs]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_own_hand_is_the_players_and_percentiles_are_in_range(seed):
+    recs, _ = records_of(
+        lambda m: [SyntheticPlayer.with_rates(seed=m * 4 + i) for i in range(4)], 2, seed=seed
+    )
+    for r in recs:
+        start = 4 * r.seat
+        assert sorted(r.own_hand) == sorted(r.all_hands[start : start + 4])
+        assert 0 <= r.pct_grande <= 1 and 0 <= r.pct_pares <= 1
