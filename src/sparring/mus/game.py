@@ -85,6 +85,7 @@ class MusState:
     events: list[Event] = field(default_factory=list)
     hand_number: int = 0
     match_winner: int | None = None
+    first_hand_of_juego: bool = True
 
     # ---------------------------------------------------------------- hands
     @property
@@ -100,6 +101,7 @@ class MusState:
             tuple(tuple(FACES[c % 10] for c in h) for h in self.hands),
             self.mano,
             self.config.ocho_reyes,
+            self.config.treinta_y_una_real,
         )
 
     def _deal(self) -> None:
@@ -154,7 +156,15 @@ class MusState:
             return [Action(MUS), Action(NO_MUS)]
         if self.phase == DISCARDING:
             return [Action(DISCARD, m) for m in DISCARD_MASKS]
-        return self.lance.legal_actions(self.config.max_bet)
+        return self.lance.legal_actions(self._max_amount())
+
+    def _max_amount(self) -> int:
+        """The largest envido/subir offered: ``max_bet``, or with ``cap_bets`` (V14) no more
+        than takes the stake to what the bettor's team needs to reach the target."""
+        if not self.config.cap_bets or self.lance is None:
+            return self.config.max_bet
+        need = self.config.target - self.scores[team(self.current_player())]
+        return max(self.config.min_envido, min(self.config.max_bet, need - self.lance.pending))
 
     def _check(self, action: Action) -> None:
         if self.phase == MATCH_OVER:
@@ -167,6 +177,10 @@ class MusState:
             raise IllegalActionError(f"{action} now: discard 1 to 4 cards (mask 1..15)")
         if self.phase == BETTING:
             self.lance.check(action)
+            if action.kind in ("envido", "subir") and action.amount > self._max_amount():
+                raise IllegalActionError(
+                    f"{action}: bets are capped at {self._max_amount()} here (cap_bets)"
+                )
 
     def apply_action(self, action: Action) -> None:
         self._check(action)
@@ -187,6 +201,9 @@ class MusState:
         self.events.append(Event(kind, seat, "safety cap" if capped else None))
         self.queue.pop(0)
         if kind == NO_MUS:
+            if self.config.first_hand_mus_corrido and self.first_hand_of_juego:
+                self.dealer = (seat - 1) % 4  # V11: the player who cuts becomes mano
+                self.events.append(Event("mano", seat, "mus corrido"))
             self._start_lances()
         elif not self.queue:
             self.phase = DISCARDING
@@ -272,7 +289,7 @@ class MusState:
         if paid is not None:
             self.scores[paid[0]] += paid[1]
             self.events.append(Event("score", detail=(lance.name, paid[0], paid[1])))
-            if self.scores[paid[0]] >= self.config.target:
+            if self.config.end_on_target_immediately and self.scores[paid[0]] >= self.config.target:
                 self._end_hand(juego_winner=paid[0])
                 return
         if lance.status == ORDAGO_QUERIDO:
@@ -289,17 +306,26 @@ class MusState:
             self.events.append(Event("reveal", detail=tuple(tuple(h) for h in self.hands)))
         if juego_winner is None:
             # refused bets were paid at once; count_hand adds only what remains (§9.3)
-            count = count_hand(self.table(), self.lances, Count(self.scores, self.config.target))
+            count = count_hand(
+                self.table(),
+                self.lances,
+                Count(
+                    self.scores, self.config.target, immediate=self.config.end_on_target_immediately
+                ),
+            )
             for lance, t, tantos in count.entries:
                 self.events.append(Event("score", detail=(lance, t, tantos)))
             juego_winner = count.winner
         if juego_winner is not None:
             self._win_juego(juego_winner)
         if self.match_winner is None:
+            if juego_winner is None:
+                self.first_hand_of_juego = False
             self.dealer = self.mano  # the deal passes to the right
             self._deal()
 
     def _win_juego(self, winner: int) -> None:
+        self.first_hand_of_juego = True
         self.juegos[winner] += 1
         self.events.append(Event("juego", detail=(winner, tuple(self.scores))))
         self.scores[0] = self.scores[1] = 0

@@ -23,6 +23,7 @@ class Table:
     faces: tuple[tuple[int, ...], ...]
     mano: int
     ocho_reyes: bool = True
+    treinta_y_una_real: bool = False  # V9: three 7s and a figure beat every other 31
 
     def ranks(self, seat: int) -> tuple[int, ...]:
         return hand_ranks(self.faces[seat], self.ocho_reyes)
@@ -43,7 +44,13 @@ class Table:
         if lance == "pares":
             return pares_key(r)
         if lance == "juego":
-            return juego_key(self.total(seat))
+            faces = self.faces[seat]
+            real = (
+                self.treinta_y_una_real
+                and sorted(faces)[:3] == [7, 7, 7]
+                and self.total(seat) == 31
+            )
+            return juego_key(self.total(seat), real=real)
         return punto_key(self.total(seat))
 
     def anyone_has_juego(self) -> bool:
@@ -81,6 +88,7 @@ class Count:
     target: int = 40
     winner: int | None = None
     entries: list[tuple[str, int, int]] = field(default_factory=list)  # (lance, team, tantos)
+    immediate: bool = True  # V10: the juego ends the moment a team reaches the target
 
     def add(self, lance: str, team_id: int, tantos: int) -> bool:
         """Write tantos; True when this ends the juego (the team reached the target)."""
@@ -88,9 +96,20 @@ class Count:
             return self.winner is not None
         self.scores[team_id] += tantos
         self.entries.append((lance, team_id, tantos))
-        if self.scores[team_id] >= self.target:
+        if self.immediate and self.scores[team_id] >= self.target:
             self.winner = team_id
         return self.winner is not None
+
+    def settle(self) -> int | None:
+        """At the end of the hand (V10 off): the team at or above the target with more tantos
+        (the mano's side of the table is not favoured: equal scores wait for the next hand)."""
+        if (
+            self.winner is None
+            and max(self.scores) >= self.target
+            and self.scores[0] != self.scores[1]
+        ):
+            self.winner = int(self.scores[1] > self.scores[0])
+        return self.winner
 
 
 def count_hand(
@@ -129,4 +148,5 @@ def count_hand(
                 stop = count.add(name, w, stake + 1)
         if stop:
             break
+    count.settle()
     return count
