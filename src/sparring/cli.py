@@ -5,6 +5,7 @@
     sparring poker replay --deals data/deals/<hash> --deal 3 --rotation 0
     sparring eleusis referee --deck spike:alpha=0.5 --seed 1 -- sparring eleusis scientist
     sparring play flagbots --side south --time 1.0
+    sparring play mus --hands 3
     sparring compare evolve --metric champion_bb100
 
 Errors in the input end the command with a one-line message and exit status 2.
@@ -205,6 +206,14 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_play_mus(args: argparse.Namespace) -> int:
+    from sparring.mus.terminal import play
+
+    if args.hands < 1:
+        raise UsageError("--hands must be at least 1")
+    return play(input, print, seed=args.seed, hands=args.hands)
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sparring",
@@ -258,6 +267,16 @@ def _build_parser() -> argparse.ArgumentParser:
     fb.add_argument("--depth", type=int, default=None, help="fixed engine depth instead")
     fb.add_argument("--map", default="default", help="default or wall_row")
     fb.set_defaults(func=_cmd_play_flagbots)
+    mus = play_sub.add_parser(
+        "mus",
+        help="Mus against three bots",
+        description="Play hands of Mus at seat 0 with seat 2 as your partner (bots: synthetic "
+        "players). Type mus, no mus, discard 1 3, paso, envido 2, subir 2, quiero, no quiero, "
+        "ordago; illegal input is refused with the reason.",
+    )
+    mus.add_argument("--seed", type=int, default=0, help="deal seed")
+    mus.add_argument("--hands", type=int, default=1, help="hands to play (default 1)")
+    mus.set_defaults(func=_cmd_play_mus)
 
     cmp_ = sub.add_parser(
         "compare",

@@ -1,0 +1,38 @@
+"""`sparring play mus` as a person uses it."""
+
+import subprocess
+import sys
+
+import pytest
+
+from sparring.mus.game import DISCARD, MUS, NO_MUS
+from sparring.mus.terminal import parse_command
+
+
+def test_commands_parse_and_bad_ones_say_why():
+    assert parse_command("mus").kind == MUS and parse_command("No Mus").kind == NO_MUS
+    assert parse_command("discard 1 3").amount == 0b0101
+    assert parse_command("discard 1 3").kind == DISCARD
+    assert parse_command("envido 5").amount == 5 and parse_command("órdago").kind == "ordago"
+    with pytest.raises(ValueError, match="positions 1..4"):
+        parse_command("discard 5")
+    with pytest.raises(ValueError, match="envido and a number"):
+        parse_command("envido lots")
+    with pytest.raises(ValueError, match="is not a command"):
+        parse_command("fold")
+
+
+def test_a_hand_in_the_terminal():
+    moves = "hola\nno mus\n" + "paso\nquiero\n" * 12
+    proc = subprocess.run(
+        [sys.executable, "-m", "sparring.cli", "play", "mus", "--seed", "1"],
+        input=moves,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "refused: 'hola' is not a command" in out
+    assert "your cards: 1: " in out
+    assert "after 1 hand(s)" in out or "bye" in out
