@@ -14,7 +14,7 @@ def test_commands_parse_and_bad_ones_say_why():
     assert parse_command("discard 1 3").amount == 0b0101
     assert parse_command("discard 1 3").kind == DISCARD
     assert parse_command("envido 5").amount == 5 and parse_command("órdago").kind == "ordago"
-    with pytest.raises(ValueError, match="positions 1..4"):
+    with pytest.raises(ValueError, match="by position 1..4"):
         parse_command("discard 5")
     with pytest.raises(ValueError, match="envido and a number"):
         parse_command("envido lots")
