@@ -182,3 +182,17 @@ def test_eligible_percentiles_and_own_cards_removed():
     assert own.p_eq == pytest.approx(comb(4, 4) / comb(36, 4))  # only the 4 kings left
     with pytest.raises(ValueError, match="unknown lance"):
         percentile("envido", ranks("R R R R"))
+
+
+def test_sure_hands():
+    from sparring.mus.strength import is_segura
+
+    assert is_segura("grande", ranks("R R R R"), distance=0)
+    assert not is_segura("grande", ranks("R R R R"), distance=1)  # the other 4 kings can tie
+    assert is_segura("chica", ranks("A A A A"), distance=0)
+    assert is_segura("juego", ranks("R C S A"), distance=0)  # la 31 de mano
+    assert not is_segura("juego", ranks("R C S A"), distance=2)
+    assert is_segura("punto", ranks("R R S 7"), distance=0) is False  # 37 is juego, not punto
+    assert is_segura("punto", ranks("R R 6 4"), distance=0)  # 30 de mano
+    assert not is_segura("grande", ranks("R R R C"), distance=0)
+    assert not is_segura("pares", ranks("A 4 6 R"), distance=0)

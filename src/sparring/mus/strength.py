@@ -142,3 +142,17 @@ __all__ = [
     "rank_classes",
     "weight",
 ]
+
+
+def is_segura(lance: str, ranks: Sequence[int], distance: int, ocho_reyes: bool = True) -> bool:
+    """A sure hand (§13): it cannot lose ``lance`` whatever the unseen cards are.
+
+    Ties go to the player nearest the mano, so at ``distance`` 0 (the mano) no unseen hand may
+    be strictly better; further from the mano no unseen hand may even equal it. Exact, with the
+    player's own cards removed from the deck."""
+    p = percentile(lance, ranks, ocho_reyes, exclude_own=True)
+    if LANCE_KEYS[lance](ranks) is None:
+        return False
+    beaten_or_tied = 1.0 - p.p_lt
+    strictly_better = beaten_or_tied - p.p_eq
+    return strictly_better <= 1e-12 if distance == 0 else beaten_or_tied <= 1e-12
