@@ -149,3 +149,18 @@ def test_random_legal_play_properties(seed, play_seed, pair_joint, ocho):
 
     steps = random_play(state, play_seed, check=check)
     assert state.is_terminal(), steps
+
+
+@pytest.mark.parametrize(
+    ("option", "kept_aside"), [("all_discards", 0), ("keep_last_players_own", 2)]
+)
+def test_reshuffle_option_keeps_the_last_players_own_discards_aside(option, kept_aside):
+    state = MusGame(MusConfig(reshuffle=option)).new_initial_state(12)
+    serving = state.mano
+    own = state.hands[serving][:2]
+    state.discarded = {serving: own}
+    state.pile = [*own, *state.stock[:6]]
+    state.stock = []
+    state._reshuffle(serving, others_owed=[])
+    assert len(state.pile) == kept_aside
+    assert set(own) <= set(state.stock) if kept_aside == 0 else set(state.pile) == set(own)

@@ -64,6 +64,26 @@ class Event:
     visible_to: tuple[int, ...] | None = None
 
 
+class Observation(dict):
+    """A seat's view: the fields above plus ``obs["history"]``, the events it may see (built
+    on first access, from the append-only event list up to the moment of the observation)."""
+
+    def __init__(self, fields: dict, seat: int, events: list[Event], upto: int) -> None:
+        super().__init__(fields)
+        self._seat, self._events, self._upto = seat, events, upto
+
+    def __missing__(self, key: str):
+        if key != "history":
+            raise KeyError(key)
+        history = [
+            (e.kind, e.seat, e.detail)
+            for e in self._events[: self._upto]
+            if e.visible_to is None or self._seat in e.visible_to
+        ]
+        self["history"] = history
+        return history
+
+
 @dataclass
 class MusState:
     config: MusConfig
@@ -338,24 +358,27 @@ class MusState:
                 self.phase = MATCH_OVER
 
     # ---------------------------------------------------------------- observations
-    def observation(self, seat: int) -> dict:
+    def observation(self, seat: int) -> Observation:
         """What ``seat`` may know: its own cards and the public history (§13)."""
-        return {
-            "seat": seat,
-            "mano": self.mano,
-            "dealer": self.dealer,
-            "phase": self.phase,
-            "hand": tuple(self.hands[seat]),
-            "scores": tuple(self.scores),
-            "juegos": tuple(self.juegos),
-            "vacas": tuple(self.vacas),
-            "lance": None if self.lance is None or self.phase != BETTING else self.lance.name,
-            "history": [
-                (e.kind, e.seat, e.detail)
-                for e in self.events
-                if e.visible_to is None or seat in e.visible_to
-            ],
-        }
+        return Observation(
+            {
+                "seat": seat,
+                "mano": self.mano,
+                "dealer": self.dealer,
+                "phase": self.phase,
+                "hand": tuple(self.hands[seat]),
+                "scores": tuple(self.scores),
+                "juegos": tuple(self.juegos),
+                "vacas": tuple(self.vacas),
+                "lance": None if self.lance is None or self.phase != BETTING else self.lance.name,
+                "legal": self.legal_kinds() if self.current_player() == seat else (),
+                "max_amount": self._max_amount() if self.phase == BETTING else 0,
+                "ocho_reyes": self.config.ocho_reyes,
+            },
+            seat,
+            self.events,
+            len(self.events),
+        )
 
     def card_count(self) -> int:
         """Cards in hands, stock and pile (40 when nothing is lost or duplicated)."""

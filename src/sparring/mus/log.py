@@ -119,7 +119,7 @@ def play_match(
             if seat not in pct_cache:
                 pct_cache[seat] = _percentiles(state, seat)
             t = seat % 2
-            action = players[seat].act(state, seat)
+            action = players[seat].act(state.observation(seat))
             record = Decision(
                 match_id,
                 state.hand_number,
@@ -147,7 +147,7 @@ def play_match(
                 record.final = lance.status == NO_QUERIDO
             open_hand.append(record)
         else:
-            state.apply_action(players[seat].act(state, seat))
+            state.apply_action(players[seat].act(state.observation(seat)))
             if state.phase == BETTING:
                 hand_cards = [list(h) for h in state.hands]  # after the last redraw
                 pct_cache = {}

@@ -23,7 +23,7 @@ from typing import Protocol
 import numpy as np
 
 from sparring.mus.cards import FACES, hand_ranks
-from sparring.mus.game import DISCARD, MUS, NO_MUS, MusState
+from sparring.mus.game import DISCARD, MUS, NO_MUS
 from sparring.mus.lance import ENVIDO, NO_QUIERO, ORDAGO, PASO, QUIERO, SUBIR, Action
 from sparring.mus.strength import percentile
 
@@ -31,7 +31,9 @@ WEAK = 0.40
 
 
 class Player(Protocol):
-    def act(self, state: MusState, seat: int) -> Action: ...
+    """A Mus player sees only its observation (own cards + public history, §13)."""
+
+    def act(self, observation: dict) -> Action: ...
     def on_game_start(self, models: object = None) -> None: ...
     def on_hand_end(self, revealed: tuple) -> None: ...
 
@@ -54,9 +56,15 @@ class RandomPlayer:
     def __init__(self, seed: int = 0) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def act(self, state: MusState, seat: int) -> Action:
-        actions = [a for a in state.legal_actions() if a.amount <= 4]
-        return actions[int(self.rng.integers(len(actions)))]
+    def act(self, observation: dict) -> Action:
+        kinds = list(observation["legal"])
+        kind = kinds[int(self.rng.integers(len(kinds)))]
+        if kind == DISCARD:
+            return Action(DISCARD, int(self.rng.integers(1, 16)))
+        if kind in (ENVIDO, SUBIR):
+            top = max(2, min(4, observation["max_amount"]))
+            return Action(kind, int(self.rng.integers(2, top + 1)))
+        return Action(kind)
 
     def on_game_start(self, models=None) -> None:
         pass
@@ -110,27 +118,26 @@ class SyntheticPlayer:
     def on_hand_end(self, revealed) -> None:
         self.hands_seen += 1
 
-    def _weak(self, state: MusState, seat: int, lance: str) -> bool:
-        ranks = tuple(
-            sorted(hand_ranks((FACES[c % 10] for c in state.hands[seat]), state.config.ocho_reyes))
-        )
-        return mid_percentile(lance, ranks, state.config.ocho_reyes) < WEAK
+    def _weak(self, obs: dict, lance: str) -> bool:
+        ocho = obs["ocho_reyes"]
+        ranks = tuple(sorted(hand_ranks((FACES[c % 10] for c in obs["hand"]), ocho)))
+        return mid_percentile(lance, ranks, ocho) < WEAK
 
     def _split(self, rate: float, weak_share: float, weak: bool) -> float:
         """P(act | hand class) so that P(act) = rate and P(weak | act) = weak_share."""
         p = rate * weak_share / WEAK if weak else rate * (1 - weak_share) / (1 - WEAK)
         return min(1.0, p)
 
-    def act(self, state: MusState, seat: int) -> Action:
-        kinds = state.legal_kinds()
+    def act(self, observation: dict) -> Action:
+        kinds = observation["legal"]
         u = self.rng.random()
         if MUS in kinds:
             return Action(MUS if u < self.current("mus").mus_rate else NO_MUS)
         if DISCARD in kinds:
-            return self._discard(state, seat)
-        lance = state.lance.name
+            return self._discard(observation)
+        lance = observation["lance"]
         prof = self.current(lance)
-        weak = self._weak(state, seat, lance)
+        weak = self._weak(observation, lance)
         o = prof.ordago_rate
         if PASO in kinds:  # open: órdago (o), envido (aggression - o) or pass
             if u < o:
@@ -149,10 +156,10 @@ class SyntheticPlayer:
             return Action(QUIERO)
         return Action(NO_QUIERO)
 
-    def _discard(self, state: MusState, seat: int) -> Action:
+    def _discard(self, obs: dict) -> Action:
         # keep kings and pairs; throw the rest (at least one card)
-        faces = [FACES[c % 10] for c in state.hands[seat]]
-        ranks = hand_ranks(faces, state.config.ocho_reyes)
+        faces = [FACES[c % 10] for c in obs["hand"]]
+        ranks = hand_ranks(faces, obs["ocho_reyes"])
         mask = 0
         for i, r in enumerate(ranks):
             if r < 10 and ranks.count(r) == 1:

@@ -77,11 +77,14 @@ def play(
         seen = len(state.events)
         seat = state.current_player()
         if seat != 0:
-            state.apply_action(bots[seat].act(state, seat))
+            state.apply_action(bots[seat].act(state.observation(seat)))
             continue
         cards = ", ".join(f"{i + 1}: {card_text(c)}" for i, c in enumerate(state.hands[0]))
         where = state.lance.name if state.phase == "betting" else state.phase
-        write(f"scores A {state.scores[0]} - B {state.scores[1]} | {where} | your cards: {cards}")
+        write(
+            f"scores A {state.scores[0]} - B {state.scores[1]} | {where} | your cards: {cards}"
+            f" | you may: {', '.join(k.replace('_', ' ') for k in state.legal_kinds())}"
+        )
         try:
             text = read("your move> ")
         except EOFError:
