@@ -6,6 +6,7 @@
     sparring eleusis referee --deck spike:alpha=0.5 --seed 1 -- sparring eleusis scientist
     sparring play flagbots --side south --time 1.0
     sparring play mus --hands 3
+    sparring mus simulate --matches 10 --bluff 0.8
     sparring compare evolve --metric champion_bb100
 
 Errors in the input end the command with a one-line message and exit status 2.
@@ -214,6 +215,46 @@ def _cmd_play_mus(args: argparse.Namespace) -> int:
     return play(input, print, seed=args.seed, hands=args.hands)
 
 
+def _cmd_mus_simulate(args: argparse.Namespace) -> int:
+    import time
+
+    from sparring.mus.game import MusGame
+    from sparring.mus.log import LOG_SPEC, play_match, to_arrow
+    from sparring.mus.players import SyntheticPlayer
+    from sparring.runtime.config import config_hash
+    from sparring.runtime.datasets import write_table
+
+    if args.matches < 1:
+        raise UsageError("--matches must be at least 1")
+    start, records, hands, wins = time.perf_counter(), [], 0, [0, 0]
+    for m in range(args.matches):
+        players = [
+            SyntheticPlayer.with_rates(
+                seed=args.seed * 1000 + 4 * m + i, bluff_frequency=args.bluff if i % 2 else 0.2
+            )
+            for i in range(4)
+        ]
+        state, recs = play_match(MusGame(), players, seed=args.seed * 1000 + m, match_id=m)
+        records += recs
+        hands += state.hand_number
+        wins[state.match_winner] += 1
+    wall = time.perf_counter() - start
+    path = write_table(
+        to_arrow(records),
+        args.output,
+        LOG_SPEC,
+        config_hash=config_hash(vars(args) | {"func": None}),
+        seed=args.seed,
+    )
+    print(
+        f"{args.matches} matches, {hands} hands, {len(records)} betting decisions in "
+        f"{wall:.1f} s ({hands / wall:,.0f} hands/s); matches won: team A {wins[0]}, "
+        f"team B {wins[1]} (bluff rate {args.bluff})"
+    )
+    print(f"decision log: {path.resolve()}")
+    return 0
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="sparring",
@@ -291,6 +332,20 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
     cmp_.add_argument("--output-dir", default="data/compare", help="where the plot goes")
     cmp_.set_defaults(func=_cmd_compare)
+
+    mus_cmd = sub.add_parser("mus", help="Mus tools (simulate matches, decision log)")
+    mus_sub = mus_cmd.add_subparsers(dest="mus_command", metavar="TOOL")
+    mus_sub.required = True
+    sim = mus_sub.add_parser(
+        "simulate",
+        help="synthetic players play matches; the decision log goes to Parquet",
+        description="Team A (seats 0, 2) bluffs at 0.2, team B (seats 1, 3) at --bluff.",
+    )
+    sim.add_argument("--matches", type=int, default=10)
+    sim.add_argument("--bluff", type=float, default=0.8, help="team B's bluff frequency")
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--output", default="data/mus_decisions.parquet")
+    sim.set_defaults(func=_cmd_mus_simulate)
 
     el = sub.add_parser("eleusis", help="Probabilistic Eleusis: referee and scientists")
     el_sub = el.add_subparsers(dest="eleusis_command", metavar="TOOL")

@@ -36,3 +36,14 @@ def test_a_hand_in_the_terminal():
     assert "refused: 'hola' is not a command" in out
     assert "your cards: 1: " in out
     assert "after 1 hand(s)" in out or "bye" in out
+
+
+def test_simulate_writes_the_decision_log(tmp_path):
+    from sparring.cli import main
+    from sparring.mus.log import LOG_SPEC
+    from sparring.runtime.datasets import read_table
+
+    out = tmp_path / "log.parquet"
+    assert main(["mus", "simulate", "--matches", "2", "--output", str(out)]) == 0
+    table = read_table(out, LOG_SPEC)
+    assert table.num_rows > 0 and set(table.column("seat").to_pylist()) <= {0, 1, 2, 3}
