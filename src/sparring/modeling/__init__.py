@@ -1,0 +1,1 @@
+"""The interpretable opponent model (specs/player_model.md). So far: ``Rate``."""
