@@ -1,0 +1,84 @@
+"""Behaviour metrics from the Mus decision log, in context (specs/player_model.md §3–§4).
+
+Each betting decision is an opportunity for some metrics and a success for some of them;
+``observations(records)`` turns decision records into (player seat, metric, context, success)
+tuples. Bluffs and risk are judged with the hands revealed at the end of the hand (the log's
+percentiles), never during it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+METRICS = (
+    "aggression",
+    "risk_tolerance",
+    "bluff_frequency",
+    "acceptance_rate",
+    "rejection_rate",
+    "raise_rate",
+    "ordago_rate",
+)
+WEAK = 0.40
+AGGRESSIVE = ("envido", "subir", "ordago")
+
+
+@dataclass(frozen=True)
+class Context:
+    """lance, score situation, game phase, position of the player's pair."""
+
+    lance: str
+    score: str  # close_to_target | ahead | behind | even
+    phase: str  # early | mid | late
+    position: str  # mano | postre
+
+    def chain(self) -> list[tuple[str, ...]]:
+        """Keys from the most specific to the most general (the back-off chain)."""
+        return [
+            (self.lance, self.score, self.phase, self.position),
+            (self.lance, self.score),
+            (self.lance,),
+            (),
+        ]
+
+
+def context_of(record, target: int = 40) -> Context:
+    own, other = record.score_own, record.score_other
+    if max(own, other) >= target - 8:
+        score = "close_to_target"
+    elif own - other > 5:
+        score = "ahead"
+    elif own - other < -5:
+        score = "behind"
+    else:
+        score = "even"
+    top = max(own, other)
+    phase = "early" if top < 15 else "late" if top >= 30 else "mid"
+    position = "mano" if record.distance in (0, 2) else "postre"
+    return Context(record.lance, score, phase, position)
+
+
+def weak_hand(record) -> bool:
+    pct = getattr(record, f"pct_{record.lance}", None)
+    return pct is not None and pct < WEAK
+
+
+def observations(records: Iterable) -> Iterator[tuple[int, str, Context, bool]]:
+    """(seat, metric, context, success) for every opportunity in the decision records."""
+    for r in records:
+        ctx = context_of(r)
+        revealed = bool(r.all_hands)
+        could_bet = not r.pending or not r.is_ordago
+        if could_bet:
+            yield r.seat, "aggression", ctx, r.action in AGGRESSIVE
+            yield r.seat, "ordago_rate", ctx, r.action == "ordago"
+        if r.pending:
+            yield r.seat, "acceptance_rate", ctx, r.action == "quiero"
+            yield r.seat, "rejection_rate", ctx, r.action == "no_quiero"
+            if not r.is_ordago:
+                yield r.seat, "raise_rate", ctx, r.action in ("subir", "ordago")
+            if r.action == "quiero" and revealed:
+                yield r.seat, "risk_tolerance", ctx, weak_hand(r)
+        if r.action in AGGRESSIVE and revealed:
+            yield r.seat, "bluff_frequency", ctx, weak_hand(r)
