@@ -81,6 +81,16 @@ def reset(kind, param, weights, ab, groups, scal):
 
 
 @njit(cache=True)
+def feedback_mass(weights, guess, code):
+    """Total weight of the cards consistent with feedback ``code`` on ``guess``."""
+    mass = 0.0
+    for c in range(N_CARDS):
+        if feedback_code(guess, c) == code:
+            mass += weights[c]
+    return mass
+
+
+@njit(cache=True)
 def _gibbs_sweep(alpha, weights, groups, imputed):
     imputed[:] = 0.0
     for g in range(N_CARDS):
@@ -88,10 +98,7 @@ def _gibbs_sweep(alpha, weights, groups, imputed):
             count = groups[g, code]
             if count == 0:
                 continue
-            mass = 0.0
-            for c in range(N_CARDS):
-                if feedback_code(g, c) == code:
-                    mass += weights[c]
+            mass = feedback_mass(weights, g, code)
             left = count
             for c in range(N_CARDS):
                 if left == 0 or mass <= 0.0:
@@ -118,10 +125,7 @@ def _em_step(alpha, weights, groups, expected):
             count = groups[g, code]
             if count == 0:
                 continue
-            mass = 0.0
-            for c in range(N_CARDS):
-                if feedback_code(g, c) == code:
-                    mass += weights[c]
+            mass = feedback_mass(weights, g, code)
             for c in range(N_CARDS):
                 if feedback_code(g, c) == code:
                     expected[c] += count * weights[c] / mass

@@ -182,7 +182,6 @@ def _generate_kernel(
 ):
     count = board_out.shape[0]
     deck = np.empty(52, dtype=np.uint8)
-    scratch = np.empty(52, dtype=np.uint8)
     shares = np.zeros(n)
     seat_hole = np.empty(n, dtype=np.int64)
     seat_player = np.empty(n, dtype=np.int64)
@@ -248,7 +247,7 @@ def _generate_kernel(
             )
             for street in range(1, 4):
                 state = equity_by_opponents_kernel(
-                    c0, c1, board_out[i], street + 2, n - 1, trials, state, scratch, shares
+                    c0, c1, board_out[i], street + 2, n - 1, trials, state, shares
                 )
                 for k in range(n - 1):
                     equity_out[i, h, street, k] = shares[k] / trials

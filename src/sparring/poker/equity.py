@@ -74,6 +74,17 @@ def _showdown(hero_value, opp_best, opp_ties):
 
 
 @njit(cache=True)
+def _board_key(board, visible):
+    """Summed key (plus SUIT_START) and OR-ed bits of the visible board cards."""
+    key = np.int64(SUIT_START)
+    bits = np.int64(0)
+    for j in range(visible):
+        key += CARD_KEYS[board[j]]
+        bits |= CARD_BITS[board[j]]
+    return key, bits
+
+
+@njit(cache=True)
 def _remaining_deck(hole0, hole1, board, visible):
     used = np.zeros(52, dtype=np.bool_)
     used[hole0] = True
@@ -94,11 +105,7 @@ def _monte_carlo(hole0, hole1, board, visible, opponents, trials, state, stats):
     """Accumulate (win, tie, equity, equity^2) sums over ``trials`` random outcomes."""
     deck = _remaining_deck(hole0, hole1, board, visible)
     n_deck = deck.shape[0]
-    base_key = np.int64(SUIT_START)
-    base_bits = np.int64(0)
-    for j in range(visible):
-        base_key += CARD_KEYS[board[j]]
-        base_bits |= CARD_BITS[board[j]]
+    base_key, base_bits = _board_key(board, visible)
     missing = 5 - visible
     need = missing + 2 * opponents
     for _ in range(trials):
@@ -161,11 +168,7 @@ def _exact(hole0, hole1, board, visible, opponents, binom, stats):
         left -= 2
     pick = np.empty(5, dtype=np.int64)
     rest = np.empty(n_deck, dtype=np.uint8)
-    base_key = np.int64(SUIT_START)
-    base_bits = np.int64(0)
-    for j in range(visible):
-        base_key += CARD_KEYS[board[j]]
-        base_bits |= CARD_BITS[board[j]]
+    base_key, base_bits = _board_key(board, visible)
     for t in range(total):
         idx = t
         _unrank(idx % n_board, n_deck, missing, binom, pick)
@@ -355,29 +358,16 @@ def equity_batch(
 
 
 @njit(cache=True)
-def equity_by_opponents_kernel(
-    hole0, hole1, board, visible, max_opponents, trials, state, deck, shares
-):
+def equity_by_opponents_kernel(hole0, hole1, board, visible, max_opponents, trials, state, shares):
     """Monte Carlo equity against k = 1..max_opponents random hands at once.
 
     Each outcome deals ``max_opponents`` hands; the equity against k opponents uses the first
     k of them, so every ``shares[k-1] / trials`` is an unbiased estimate (the k's share draws).
-    ``deck`` is scratch space of 52 cards; returns the advanced random state.
+    Returns the advanced random state.
     """
-    used = np.zeros(52, dtype=np.bool_)
-    used[hole0] = True
-    used[hole1] = True
-    base_key = np.int64(SUIT_START)
-    base_bits = np.int64(0)
-    for j in range(visible):
-        used[board[j]] = True
-        base_key += CARD_KEYS[board[j]]
-        base_bits |= CARD_BITS[board[j]]
-    n_deck = 0
-    for c in range(52):
-        if not used[c]:
-            deck[n_deck] = c
-            n_deck += 1
+    deck = _remaining_deck(hole0, hole1, board, visible)
+    n_deck = deck.shape[0]
+    base_key, base_bits = _board_key(board, visible)
     missing = 5 - visible
     need = missing + 2 * max_opponents
     shares[:max_opponents] = 0.0
@@ -426,7 +416,6 @@ def equity_by_opponents(
         max_opponents,
         int(trials),
         state,
-        np.empty(52, np.uint8),
         shares,
     )
     return shares / trials
