@@ -62,6 +62,8 @@ def test_each_metric_counts_exactly_its_successes_and_opportunities():
     ]
     vs_ordago = replace(BASE, pending=True, is_ordago=True, action="no_quiero")
     assert obs(vs_ordago) == [("acceptance_rate", False), ("rejection_rate", True)]
+    assert obs(replace(BASE, lance="mus", action="mus")) == [("mus_rate", True)]
+    assert obs(replace(BASE, lance="mus", action="no_mus")) == [("mus_rate", False)]
 
 
 def test_contexts():

@@ -38,6 +38,10 @@ def test_realised_rates_converge_to_the_parameters():
         lambda m: [SyntheticPlayer.with_rates(seed=10 * m + i, **params) for i in range(4)],
         matches=25,
     )
+    mus_turns = [r for r in recs if r.lance == "mus"]
+    p, se = rate(sum(r.action == "mus" for r in mus_turns), mus_turns)
+    assert abs(p - params["mus_rate"]) < 4 * se, (p, se)  # exact: P(mus) is the parameter
+    recs = [r for r in recs if r.lance != "mus"]
     open_turns = [r for r in recs if not r.pending]
     bets = [r for r in open_turns if r.action == "envido"]
     p, se = rate(len(bets), open_turns)
@@ -71,6 +75,27 @@ def test_decision_log_round_trips_through_parquet(tmp_path):
     back = read_table(path, LOG_SPEC)
     assert back.num_rows == len(recs)
     assert back.column("action").to_pylist() == [r.action for r in recs]
+    assert {"mus", "grande"} <= set(back.column("lance").to_pylist())
+
+
+def test_players_get_the_hands_public_events_at_hand_end():
+    class Listener(RandomPlayer):
+        def on_hand_end(self, revealed, public=()):
+            self.ends = [*getattr(self, "ends", []), (revealed, public)]
+
+    players = [Listener(seed=i) for i in range(4)]
+    state, recs = play_match(MusGame(), players, seed=5)
+    ends = players[0].ends
+    assert len(ends) == state.hand_number
+    for revealed, public in ends:
+        kinds = [k for k, _, _ in public]
+        assert kinds[0] == "deal" and kinds.count("deal") == 1
+        assert "cards" not in kinds and "discarded_cards" not in kinds  # private events
+        assert len(revealed) == 4 and all(len(h) == 4 for h in revealed)
+    # every logged bet of a hand appears in that hand's public events, in order
+    first = [r for r in recs if r.hand == 1 and r.lance != "mus"]
+    bets = [d for k, _, d in ends[0][1] if k == "bet"]
+    assert [b[0] for b in bets] == [r.lance for r in first]
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -80,5 +105,8 @@ def test_own_hand_is_the_players_and_percentiles_are_in_range(seed):
     )
     for r in recs:
         start = 4 * r.seat
+        assert 0 <= r.pct_grande <= 1 and 0 <= r.pct_pares <= 1
+        if r.lance == "mus":
+            continue  # decided before the discards; all_hands are the final hands
         assert sorted(r.own_hand) == sorted(r.all_hands[start : start + 4])
         assert 0 <= r.pct_grande <= 1 and 0 <= r.pct_pares <= 1

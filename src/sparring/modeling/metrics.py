@@ -19,7 +19,10 @@ METRICS = (
     "rejection_rate",
     "raise_rate",
     "ordago_rate",
+    "mus_rate",
 )
+# declaration_accuracy (§3) is reserved for a signals mode: declarations are automatic and
+# always exact in this engine, so there is nothing to measure.
 WEAK = 0.40
 AGGRESSIVE = ("envido", "subir", "ordago")
 
@@ -68,6 +71,9 @@ def observations(records: Iterable) -> Iterator[tuple[int, str, Context, bool]]:
     """(seat, metric, context, success) for every opportunity in the decision records."""
     for r in records:
         ctx = context_of(r)
+        if r.lance == "mus":
+            yield r.seat, "mus_rate", ctx, r.action == "mus"
+            continue
         revealed = bool(r.all_hands)
         could_bet = not r.pending or not r.is_ordago
         if could_bet:

@@ -1,8 +1,11 @@
-"""The decision log: one record per betting decision (specs/mus.md §15), exportable to Parquet.
+"""The decision log: one record per decision (specs/mus.md §15), exportable to Parquet.
 
-``play_match`` runs a match between four players and returns the final state and the records;
-after each hand's reveal every record of that hand gets all four hands and the deciding
-player's per-lance percentiles.
+Betting decisions carry their lance; mus decisions are logged with ``lance = "mus"`` and action
+``mus`` / ``no_mus`` (the opportunities of the model's ``mus_rate``). ``play_match`` runs a
+match between four players and returns the final state and the records; after each hand's
+reveal every record of that hand gets all four hands, and each record the deciding player's
+per-lance percentiles at the moment of the decision. At the end of a hand each player gets the
+revealed hands and the hand's public events (``on_hand_end(revealed, public)``).
 """
 
 from __future__ import annotations
@@ -13,14 +16,14 @@ from dataclasses import asdict, dataclass, field
 import pyarrow as pa
 
 from sparring.mus.cards import FACES, hand_ranks
-from sparring.mus.game import BETTING, MusGame, MusState
+from sparring.mus.game import BETTING, MUS_DECISION, MusGame, MusState
 from sparring.mus.lance import NO_QUERIDO, NO_QUIERO, PENDING
 from sparring.mus.players import Player, mid_percentile
 from sparring.runtime.datasets import DatasetSpec
 
 LOG_SPEC = DatasetSpec(
     "mus_decisions",
-    1,
+    2,  # 2: mus decisions logged with lance "mus"
     pa.schema(
         [
             ("match", pa.int64()),
@@ -100,13 +103,16 @@ def play_match(
     seed: int,
     match_id: int = 0,
     max_actions: int = 1_000_000,
+    models: Sequence[object] | None = None,
 ) -> tuple[MusState, list[Decision]]:
-    """Play one match; returns the final state and the decision log."""
+    """Play one match; returns the final state and the decision log. ``models[seat]`` is what
+    the server hands that seat at ``on_game_start`` (e.g. its opponents' PlayerModels; §6)."""
     state = game.new_initial_state(seed)
-    for p in players:
-        p.on_game_start()
+    for seat, p in enumerate(players):
+        p.on_game_start(models[seat] if models is not None else None)
     records: list[Decision] = []
     open_hand: list[Decision] = []
+    hand_start = 0  # index of the current hand's first event
     hand_cards = [list(h) for h in state.hands]
     hand_no = state.hand_number
     pct_cache: dict[int, dict[str, float]] = {}
@@ -147,7 +153,34 @@ def play_match(
                 record.final = lance.status == NO_QUERIDO
             open_hand.append(record)
         else:
-            state.apply_action(players[seat].act(state.observation(seat)))
+            phase, t = state.phase, seat % 2
+            action = players[seat].act(state.observation(seat))
+            if phase == MUS_DECISION:
+                open_hand.append(
+                    Decision(
+                        match_id,
+                        state.hand_number,
+                        "mus",
+                        seat,
+                        (seat - state.mano) % 4,
+                        seat == state.mano,
+                        state.scores[t],
+                        state.scores[1 - t],
+                        state.juegos[t],
+                        state.juegos[1 - t],
+                        state.mus_rounds,
+                        False,
+                        0,
+                        0,
+                        False,
+                        False,
+                        action.kind,
+                        0,
+                        own_hand=[FACES[c % 10] for c in state.hands[seat]],
+                        **_percentiles(state, seat),
+                    )
+                )
+            state.apply_action(action)
             if state.phase == BETTING:
                 hand_cards = [list(h) for h in state.hands]  # after the last redraw
                 pct_cache = {}
@@ -157,12 +190,29 @@ def play_match(
                 r.all_hands = revealed
             records.extend(open_hand)
             open_hand = []
+            public = _public_events(state.events, hand_start)
             for p in players:
-                p.on_hand_end(tuple(tuple(h) for h in hand_cards))
+                p.on_hand_end(tuple(tuple(h) for h in hand_cards), public)
+            hand_start = len(state.events) if state.is_terminal() else _last_deal(state.events)
             hand_no = state.hand_number
             hand_cards = [list(h) for h in state.hands]
             pct_cache = {}
     return state, records
+
+
+def _last_deal(events: Sequence) -> int:
+    return max(i for i, e in enumerate(events) if e.kind == "deal")
+
+
+def _public_events(events: Sequence, start: int) -> tuple[tuple[str, int | None, object], ...]:
+    """The public events of the hand that starts at ``start`` (up to the next deal)."""
+    out = []
+    for e in events[start:]:
+        if e.kind == "deal" and out:
+            break
+        if e.visible_to is None:
+            out.append((e.kind, e.seat, e.detail))
+    return tuple(out)
 
 
 def to_arrow(records: Sequence[Decision]) -> pa.Table:

@@ -35,7 +35,8 @@ class Player(Protocol):
 
     def act(self, observation: dict) -> Action: ...
     def on_game_start(self, models: object = None) -> None: ...
-    def on_hand_end(self, revealed: tuple) -> None: ...
+    def on_hand_end(self, revealed: tuple, public: tuple = ()) -> None:
+        """The four hands shown at the end of the hand and the hand's public events."""
 
 
 @lru_cache(maxsize=4096)
@@ -69,7 +70,7 @@ class RandomPlayer:
     def on_game_start(self, models=None) -> None:
         pass
 
-    def on_hand_end(self, revealed) -> None:
+    def on_hand_end(self, revealed, public=()) -> None:
         pass
 
 
@@ -115,7 +116,7 @@ class SyntheticPlayer:
     def on_game_start(self, models=None) -> None:
         pass
 
-    def on_hand_end(self, revealed) -> None:
+    def on_hand_end(self, revealed, public=()) -> None:
         self.hands_seen += 1
 
     def _weak(self, obs: dict, lance: str) -> bool:
