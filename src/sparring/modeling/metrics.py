@@ -47,7 +47,13 @@ class Context:
 
 
 def context_of(record, target: int = 40) -> Context:
-    own, other = record.score_own, record.score_other
+    """The context of a logged decision."""
+    return situation(record.lance, record.score_own, record.score_other, record.distance, target)
+
+
+def situation(lance: str, own: int, other: int, distance: int, target: int = 40) -> Context:
+    """The context of a decision by a player ``distance`` seats after the mano, whose team has
+    ``own`` tantos against ``other`` (specs §4)."""
     if max(own, other) >= target - 8:
         score = "close_to_target"
     elif own - other > 5:
@@ -58,8 +64,8 @@ def context_of(record, target: int = 40) -> Context:
         score = "even"
     top = max(own, other)
     phase = "early" if top < 15 else "late" if top >= 30 else "mid"
-    position = "mano" if record.distance in (0, 2) else "postre"
-    return Context(record.lance, score, phase, position)
+    position = "mano" if distance in (0, 2) else "postre"
+    return Context(lance, score, phase, position)
 
 
 def weak_hand(record) -> bool:

@@ -9,7 +9,7 @@ that its realised rates converge to the parameters:
   when opening, counted in the aggression); ``risk_tolerance``: the share of acceptances made
   with a weak hand (with órdago or raise rates above 0 the split of the remaining mass is
   approximate when a probability would exceed 1);
-- ``mus_rate``: P(mus) in a mus turn.
+- ``mus_rate``: P(mus) in a mus turn; ``bet_size``: the tantos of its envidos.
 Rates may differ per lance (``per_lance``), and ``shift_after=n`` switches to ``shifted`` after
 n hands. Decisions use the player's own cards and the public state only.
 """
@@ -51,6 +51,27 @@ def mid_percentile(lance: str, ranks: tuple[int, ...], ocho_reyes: bool) -> floa
     return p.eligible_p_lt + p.eligible_p_eq / 2
 
 
+def own_percentile(observation: dict, lance: str) -> float:
+    """The mid-rank percentile of the observing player's hand in ``lance``."""
+    ocho = observation["ocho_reyes"]
+    ranks = tuple(sorted(hand_ranks((FACES[c % 10] for c in observation["hand"]), ocho)))
+    return mid_percentile(lance, ranks, ocho)
+
+
+def keep_kings_and_pairs(observation: dict) -> Action:
+    """A simple discard: keep kings (and threes with ocho reyes) and paired cards, throw the
+    rest (at least the lowest card)."""
+    faces = [FACES[c % 10] for c in observation["hand"]]
+    ranks = hand_ranks(faces, observation["ocho_reyes"])
+    mask = 0
+    for i, r in enumerate(ranks):
+        if r < 10 and ranks.count(r) == 1:
+            mask |= 1 << i
+    if mask == 0:
+        mask = 1 << int(np.argmin(ranks))
+    return Action(DISCARD, mask)
+
+
 class RandomPlayer:
     """Uniform over the legal actions (bets limited to 2..4 to keep hands short)."""
 
@@ -83,6 +104,7 @@ class Profile:
     raise_rate: float = 0.1
     ordago_rate: float = 0.02
     mus_rate: float = 0.5
+    bet_size: int = 2  # tantos of its envidos (a bluffer who bets big makes folding cheap)
 
 
 @dataclass
@@ -120,9 +142,7 @@ class SyntheticPlayer:
         self.hands_seen += 1
 
     def _weak(self, obs: dict, lance: str) -> bool:
-        ocho = obs["ocho_reyes"]
-        ranks = tuple(sorted(hand_ranks((FACES[c % 10] for c in obs["hand"]), ocho)))
-        return mid_percentile(lance, ranks, ocho) < WEAK
+        return own_percentile(obs, lance) < WEAK
 
     def _split(self, rate: float, weak_share: float, weak: bool) -> float:
         """P(act | hand class) so that P(act) = rate and P(weak | act) = weak_share."""
@@ -135,7 +155,7 @@ class SyntheticPlayer:
         if MUS in kinds:
             return Action(MUS if u < self.current("mus").mus_rate else NO_MUS)
         if DISCARD in kinds:
-            return self._discard(observation)
+            return keep_kings_and_pairs(observation)
         lance = observation["lance"]
         prof = self.current(lance)
         weak = self._weak(observation, lance)
@@ -144,7 +164,8 @@ class SyntheticPlayer:
             if u < o:
                 return Action(ORDAGO)
             bet = self._split(max(prof.aggression - o, 0.0), prof.bluff_frequency, weak)
-            return Action(ENVIDO, 2) if self.rng.random() * (1 - o) < bet else Action(PASO)
+            bet_now = self.rng.random() * (1 - o) < bet
+            return Action(ENVIDO, prof.bet_size) if bet_now else Action(PASO)
         # a bet is pending: órdago (o), raise (raise_rate), accept (acceptance_rate) or refuse
         if ORDAGO in kinds and u < o:
             return Action(ORDAGO)
@@ -156,15 +177,3 @@ class SyntheticPlayer:
         if self.rng.random() * max(1 - taken, 1e-9) < accept:
             return Action(QUIERO)
         return Action(NO_QUIERO)
-
-    def _discard(self, obs: dict) -> Action:
-        # keep kings and pairs; throw the rest (at least one card)
-        faces = [FACES[c % 10] for c in obs["hand"]]
-        ranks = hand_ranks(faces, obs["ocho_reyes"])
-        mask = 0
-        for i, r in enumerate(ranks):
-            if r < 10 and ranks.count(r) == 1:
-                mask |= 1 << i
-        if mask == 0:
-            mask = 1 << int(np.argmin(ranks))
-        return Action(DISCARD, mask)
