@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from sparring.modeling import judge
 from sparring.modeling.calibration import CalibrationLog
 from sparring.modeling.drift import DriftConfig, DriftMonitor, StrategyShiftSuspected
-from sparring.modeling.memory import SessionMemory, ShortTermMemory, parse_action
+from sparring.modeling.memory import LanceView, SessionMemory, ShortTermMemory, parse_action
 from sparring.modeling.metrics import Context, observations, situation
 from sparring.modeling.model import PlayerModel, population_prior
 from sparring.mus.cards import FACES
@@ -31,7 +31,6 @@ from sparring.mus.players import keep_kings_and_pairs, own_percentile
 from sparring.mus.scoring import Table
 
 MONITORED = ("aggression", "bluff_frequency", "acceptance_rate")
-AGGRESSIVE = ("envido", "subir", "ordago")
 
 
 @dataclass
@@ -126,16 +125,21 @@ class ModelingBot:
             return self._open(observation, lance, q)
         return Action(kinds[0])  # nothing else is ever forced; kept for safety
 
-    def _answer(self, obs: dict, lance: str, q: float, state: dict) -> Action:
-        bettor = state["bettor"]
+    def _answer(self, obs: dict, lance: str, q: float, state: LanceView) -> Action:
+        bettor = state.bettor
         bluff = self.estimate(bettor, "bluff_frequency", obs, lance)
         p = self.calibration.scale("win_lance", judge.win_probability(q, bluff))
-        if state["is_ordago"]:
+        if state.is_ordago:
             opponents_score = obs["scores"][1 - obs["seat"] % 2]
             stake = max(self.target - opponents_score, 1)
         else:
-            stake = state["stake"]
-        decision = judge.answer(p, stake, max(state["accepted"], 1))
+            stake = state.stake
+        refusal = state.accepted if state.raised else 1
+        if (obs["seat"] + 2) % 4 in state.refused:
+            # the partner has just refused: his hand is below his acceptance threshold
+            partner_max = judge.accept_threshold(bluff, stake, refusal)
+            p = self.calibration.scale("win_lance", judge.win_probability(q, bluff, partner_max))
+        decision = judge.answer(p, stake, refusal)
         self.predictions.append(_Prediction("win_lance", p, lance, obs["seat"]))
         self.predictions.append(_Prediction("bluff", bluff, lance, bettor))
         return Action(QUIERO if decision.act == "quiero" else NO_QUIERO)
@@ -199,20 +203,11 @@ def _context_for(seat: int, obs: dict, lance: str, target: int) -> Context:
     )
 
 
-def _lance_state(history: list, lance: str) -> dict:
-    """Stake and bettor of the current lance, from this hand's public bets."""
-    state = {"bettor": -1, "stake": 0, "accepted": 0, "is_ordago": False}
+def _lance_state(history: list, lance: str) -> LanceView:
+    """The current lance's betting state, from this hand's public bets."""
+    view = LanceView([])
     start = max(i for i, e in enumerate(history) if e[0] == "deal")
     for kind, seat, detail in history[start:]:
-        if kind != "bet" or detail[0] != lance:
-            continue
-        action, amount = parse_action(detail[1])
-        if action in AGGRESSIVE:
-            state["bettor"] = seat
-        if action == "envido":
-            state["stake"] = amount
-        elif action == "subir":
-            state["accepted"], state["stake"] = state["stake"], state["stake"] + amount
-        elif action == "ordago":
-            state["is_ordago"] = True
-    return state
+        if kind == "bet" and detail[0] == lance:
+            view.advance(seat, *parse_action(detail[1]))
+    return view

@@ -57,19 +57,29 @@ class PlattScaler:
         z = self.a * float(_logit(np.asarray(p))) + self.b
         return float(1 / (1 + np.exp(-z)))
 
-    def fit(self, predictions: Sequence[float], outcomes: Sequence[bool], l2: float = 1e-3):
-        """Logistic regression of the outcomes on logit(prediction), by Newton's method (a small
-        ridge keeps it finite when the outcomes are separable)."""
+    def fit(self, predictions: Sequence[float], outcomes: Sequence[bool], l2: float = 1e-2):
+        """Logistic regression of the outcomes on logit(prediction): Newton's method with step
+        halving on the penalised log-loss (the ridge towards the identity keeps it finite when
+        the outcomes are separable)."""
         x, y = _logit(np.asarray(predictions, float)), np.asarray(outcomes, float)
         features = np.column_stack([x, np.ones_like(x)])
-        w = np.array([self.a, self.b])
-        for _ in range(50):
-            q = 1 / (1 + np.exp(-(features @ w)))
-            grad = features.T @ (q - y) + l2 * (w - [1.0, 0.0])
+        identity = np.array([1.0, 0.0])
+
+        def loss(w: np.ndarray) -> float:
+            z = features @ w
+            return float(np.sum(np.logaddexp(0, z) - y * z) + l2 / 2 * np.sum((w - identity) ** 2))
+
+        w = identity.copy()
+        for _ in range(100):
+            q = 1 / (1 + np.exp(-np.clip(features @ w, -500, 500)))
+            grad = features.T @ (q - y) + l2 * (w - identity)
             hess = features.T @ (features * (q * (1 - q))[:, None]) + l2 * np.eye(2)
             step = np.linalg.solve(hess, grad)
-            w = w - step
-            if np.abs(step).max() < 1e-10:
+            t, current = 1.0, loss(w)
+            while loss(w - t * step) > current and t > 1e-8:
+                t /= 2
+            w = w - t * step
+            if np.abs(t * step).max() < 1e-9:
                 break
         self.a, self.b = float(w[0]), float(w[1])
         return self

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 WEAK = 0.40
 
 
@@ -35,10 +37,16 @@ def _cdf_opponent(a: float, w: float) -> float:
     return w * weak + (1 - w) * strong
 
 
-def win_probability(q: float, weak_share: float) -> float:
+_GRID = (np.arange(1024) + 0.5) / 1024
+
+
+def win_probability(q: float, weak_share: float, partner_max: float = 1.0) -> float:
     """P(our pair wins the lance on cards) for our hand at percentile ``q`` (see the module
-    docstring). ``weak_share`` = 0.4 is an opponent with a uniform hand."""
+    docstring). ``weak_share`` = 0.4 is an opponent with a uniform hand. ``partner_max`` < 1
+    says our partner's percentile is uniform below it (he has just refused the bet)."""
     q = min(max(q, 0.0), 1.0)
+    if partner_max < 1.0:
+        return _win_probability_grid(q, weak_share, max(partner_max, 1e-9))
     w = min(max(weak_share, 0.0), 1.0)
     # P(A > B) = q·F_B(q) + ∫_q^1 F_B(a) da with F_B(a) = F_X(a)·a
     at_q = q * q * _cdf_opponent(q, w)
@@ -49,6 +57,30 @@ def win_probability(q: float, weak_share: float) -> float:
     low = max(q, WEAK)
     strong_part = ((1 / 3 - WEAK / 2) - (low**3 / 3 - WEAK * low**2 / 2)) / (1 - WEAK)
     return at_q + w * weak_part + (1 - w) * strong_part
+
+
+def _win_probability_grid(q: float, w: float, partner_max: float) -> float:
+    # P(A > B) = ∫ F_B(a) dF_A(a), A = max(q, U(0, m)), B = max(X, U(0, 1)): a jump of
+    # P(U ≤ q) at q, then the density 1/m on (q, m)
+    w, a = min(max(w, 0.0), 1.0), _GRID
+    weak = np.minimum(a / WEAK, 1.0)
+    strong = np.clip((a - WEAK) / (1 - WEAK), 0.0, 1.0)
+    f_b = (w * weak + (1 - w) * strong) * a
+    at_q = min(q / partner_max, 1.0) * _cdf_opponent(q, w) * q
+    above = (a > q) & (a < partner_max)
+    return float(at_q + f_b[above].sum() / len(a) / partner_max)
+
+
+def accept_threshold(weak_share: float, stake: int, refusal: int) -> float:
+    """The percentile above which ``answer`` accepts (bisection; 1 if it never does)."""
+    need = (1 - refusal / stake) / 2
+    if win_probability(1.0, weak_share) <= need:
+        return 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if win_probability(mid, weak_share) <= need else (lo, mid)
+    return hi
 
 
 @dataclass(frozen=True)

@@ -32,13 +32,30 @@ def parse_action(text: str) -> tuple[str, int]:
 
 
 @dataclass
-class _LanceView:
+class LanceView:
+    """A lance's betting state as the public sees it (the engine's ``Lance`` fields)."""
+
     participants: list[int]
     pending: bool = False
     accepted: int = 0
     stake: int = 0
     raised: bool = False
     is_ordago: bool = False
+    bettor: int = -1
+    refused: set[int] = field(default_factory=set)  # who refused the current bet
+
+    def advance(self, seat: int, action: str, amount: int) -> None:
+        if action in ("envido", "ordago") and not self.pending:  # an opening bet
+            self.accepted, self.raised, self.stake = 0, False, amount
+        elif action in ("subir", "ordago"):  # a raise: the previous bet is the accepted one
+            self.accepted, self.raised, self.stake = self.stake, True, self.stake + amount
+        if action in ("envido", "subir", "ordago"):
+            self.pending, self.bettor, self.refused = True, seat, set()
+            self.is_ordago = self.is_ordago or action == "ordago"
+        elif action == "quiero":
+            self.pending = False
+        elif action == "no_quiero":
+            self.refused.add(seat)
 
 
 def decisions_from_public(
@@ -67,7 +84,7 @@ def decisions_from_public(
     for seat, hand_faces in enumerate(faces):
         ranks = tuple(sorted(hand_ranks(hand_faces, ocho_reyes)))
         pct[seat] = {f"pct_{x}": mid_percentile(x, ranks, ocho_reyes) for x in LANCES}
-    views: dict[str, _LanceView] = {}
+    views: dict[str, LanceView] = {}
     declared: dict[str, list[int]] = {"pares": [], "juego": []}
     records: list[Decision] = []
     discards = 0
@@ -91,7 +108,7 @@ def decisions_from_public(
             action, amount = parse_action(text)
             if lance not in views:
                 part = declared.get(lance) or order
-                views[lance] = _LanceView([s for s in order if s in part])
+                views[lance] = LanceView([s for s in order if s in part])
             v = views[lance]
             t = seat % 2
             record = Decision(
@@ -104,7 +121,7 @@ def decisions_from_public(
                 following = public[i + 1] if i + 1 < len(public) else None
                 record.final = bool(following and following[0] == "score")
             records.append(record)
-            _advance(v, action, amount)
+            v.advance(seat, action, amount)
         elif kind == "score":
             _, team_id, tantos = detail
             scores[team_id] += tantos
@@ -114,17 +131,6 @@ def decisions_from_public(
         elif kind == "vaca":
             juegos[0] = juegos[1] = 0
     return records
-
-
-def _advance(v: _LanceView, action: str, amount: int) -> None:
-    if action == "envido":
-        v.pending, v.stake = True, amount
-    elif action == "subir":
-        v.accepted, v.stake, v.raised, v.pending = v.stake, v.stake + amount, True, True
-    elif action == "ordago":
-        v.pending, v.is_ordago = True, True
-    elif action == "quiero":
-        v.pending, v.accepted = False, v.stake
 
 
 @dataclass

@@ -42,10 +42,19 @@ def population_prior(metric: str) -> tuple[float, float]:
     return mean * weight, (1 - mean) * weight
 
 
-def _backed_off(model: PlayerModel, metric: str, context: Context | None, count) -> Rate:
+def _levels(context: Context | ContextKey | None) -> list[ContextKey]:
+    """The back-off keys from the most general to ``context`` (a Context, a partial key such
+    as ("grande",) or ("grande", "behind"), or None for overall)."""
+    if context is None:
+        return [()]
+    key = context.chain()[0] if isinstance(context, Context) else tuple(context)
+    return list(dict.fromkeys(((), key[:1], key[:2], key)))  # drops repeats of short keys
+
+
+def _backed_off(model: PlayerModel, metric: str, context, count) -> Rate:
     """Population prior → () → (lance) → (lance, score) → full context, each level the prior
     of the next with weight k; ``count(key)`` gives (successes, failures) at a level."""
-    chain = [()] if context is None else list(reversed(context.chain()))
+    chain = _levels(context)
     rate = Rate.with_prior(*model.prior(metric))
     for key in chain:
         if key != ():
@@ -91,8 +100,9 @@ class PlayerModel:
         for metric, context, success in items:
             self.observe(metric, context, success)
 
-    def estimate(self, metric: str, context: Context | None = None) -> Rate:
-        """The backed-off rate for ``metric`` in ``context`` (None = overall)."""
+    def estimate(self, metric: str, context: Context | ContextKey | None = None) -> Rate:
+        """The backed-off rate for ``metric`` in ``context`` (None = overall; a partial key
+        such as ("grande",) stops the back-off at that level)."""
         return _backed_off(self, metric, context, lambda key: self.counts.get(key, (0.0, 0.0)))
 
     def statement(self, metric: str, context: Context | None = None) -> str:
@@ -123,5 +133,5 @@ class MergedModel:
         s2, f2 = self.extra.counts.get(key, (0.0, 0.0))
         return s1 * self.scale + s2, f1 * self.scale + f2
 
-    def estimate(self, metric: str, context: Context | None = None) -> Rate:
+    def estimate(self, metric: str, context: Context | ContextKey | None = None) -> Rate:
         return _backed_off(self.base, metric, context, self.count)

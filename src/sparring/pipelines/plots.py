@@ -18,9 +18,14 @@ def line_plot(
     title: str,
     xlabel: str,
     ylabel: str,
+    loglog: bool = False,
 ) -> Path:
-    """Write a line plot of each named series against ``x``; returns the path."""
+    """Write a line plot of each named series against ``x`` (log-log axes with ``loglog``);
+    returns the path."""
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    if loglog:
+        ax.set_xscale("log")
+        ax.set_yscale("log")
     for name, ys in series.items():
         ax.plot(list(x), list(ys), marker="o", markersize=3, label=name)
     ax.set_title(title)
