@@ -38,15 +38,27 @@ def main() -> None:
         for m in multisets(True):
             mid_percentile(lance, m, True)
     synth, n_synth = hands_per_second(
-        lambda m: [SyntheticPlayer.with_rates(seed=4 * m + i) for i in range(4)], matches)
-    rand, n_rand = hands_per_second(lambda m: [RandomPlayer(4 * m + i) for i in range(4)],
-                                    matches)
-    report("mus engine (complete hands, one core)", [
-        ("synthetic players, hands/s", synth, f"{n_synth:,} hands in {matches} matches"),
-        ("random legal players, hands/s", rand, f"{n_rand:,} hands; synthetic/random "
-         f"{synth / rand:.2f}x"),
-    ], {"synthetic_hands_per_s": round(synth), "random_hands_per_s": round(rand),
-        "ratio": round(synth / rand, 2), "goal_hands_per_s": 2000, "quick": args.quick})
+        lambda m: [SyntheticPlayer.with_rates(seed=4 * m + i) for i in range(4)], matches
+    )
+    rand, n_rand = hands_per_second(lambda m: [RandomPlayer(4 * m + i) for i in range(4)], matches)
+    report(
+        "mus engine (complete hands, one core)",
+        [
+            ("synthetic players, hands/s", synth, f"{n_synth:,} hands in {matches} matches"),
+            (
+                "random legal players, hands/s",
+                rand,
+                f"{n_rand:,} hands; synthetic/random {synth / rand:.2f}x",
+            ),
+        ],
+        {
+            "synthetic_hands_per_s": round(synth),
+            "random_hands_per_s": round(rand),
+            "ratio": round(synth / rand, 2),
+            "goal_hands_per_s": 2000,
+            "quick": args.quick,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -38,8 +38,13 @@ def main() -> None:
         engine = Engine(cfg, searcher(kind))
         r = engine.search(start, time_s=budget)
         base = base or r.nps
-        rows.append((f"{kind}: nodes/s", r.nps, f"depth {r.depth} in {budget:g} s, "
-                     f"{r.nps / base:.2f}x minimax's speed"))
+        rows.append(
+            (
+                f"{kind}: nodes/s",
+                r.nps,
+                f"depth {r.depth} in {budget:g} s, {r.nps / base:.2f}x minimax's speed",
+            )
+        )
         figures[f"{kind}_nps"] = round(r.nps)
         figures[f"{kind}_depth_in_budget"] = r.depth
     game = _PyGame(cfg)
@@ -47,8 +52,13 @@ def main() -> None:
     t = time.perf_counter()
     negamax(game, 3, counter=counter)
     py_rate = counter[0] / (time.perf_counter() - t)
-    rows.append(("pure-Python alpha-beta: leaves/s", py_rate,
-                 f"engine minimax is {base / py_rate:,.0f}x faster"))
+    rows.append(
+        (
+            "pure-Python alpha-beta: leaves/s",
+            py_rate,
+            f"engine minimax is {base / py_rate:,.0f}x faster",
+        )
+    )
     figures["python_alphabeta_leaves_per_s"] = round(py_rate)
     figures["ratio_engine_vs_python"] = round(base / py_rate, 1)
     report("search (FlagBots start position, one core)", rows, figures)

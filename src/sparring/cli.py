@@ -207,6 +207,13 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_results(args: argparse.Namespace) -> int:
+    from sparring.pipelines.results import results
+
+    results(args.tracking_uri)
+    return 0
+
+
 def _cmd_play_mus(args: argparse.Namespace) -> int:
     from sparring.mus.terminal import play
 
@@ -332,6 +339,14 @@ def _build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
     cmp_.add_argument("--output-dir", default="data/compare", help="where the plot goes")
     cmp_.set_defaults(func=_cmd_compare)
+
+    res = sub.add_parser(
+        "results",
+        help="the latest run of every pipeline with its headline numbers",
+        description="One line per pipeline: its latest finished MLflow run and headlines.",
+    )
+    res.add_argument("--tracking-uri", default="sqlite:///mlflow.db")
+    res.set_defaults(func=_cmd_results)
 
     mus_cmd = sub.add_parser("mus", help="Mus tools (simulate matches, decision log)")
     mus_sub = mus_cmd.add_subparsers(dest="mus_command", metavar="TOOL")

@@ -32,6 +32,13 @@ def test_js_divergence_matches_quadrature(a1, b1, a2, b2):
     assert got == pytest.approx(_js_reference((a1, b1), (a2, b2)), abs=2e-3)
 
 
+def test_js_divergence_with_a_lot_of_evidence():
+    # regression: denormal masses in the tails once made this 1.0 (an overflowing a / m)
+    got = js_divergence(Rate(83.2, 305.8), Rate(89.2, 302.8))
+    assert got == pytest.approx(_js_reference((83.2, 305.8), (89.2, 302.8)), abs=2e-3)
+    assert got < 0.2
+
+
 def test_js_divergence_bounds():
     assert js_divergence(Rate(5, 5), Rate(5, 5)) == pytest.approx(0, abs=1e-9)
     assert js_divergence(Rate(400, 2), Rate(2, 400)) == pytest.approx(1, abs=1e-3)

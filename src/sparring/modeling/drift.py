@@ -31,6 +31,7 @@ _LOG_GRID, _LOG1M_GRID = np.log(_GRID), np.log1p(-_GRID)
 def _beta_mass(a: float, b: float) -> np.ndarray:
     logp = (a - 1) * _LOG_GRID + (b - 1) * _LOG1M_GRID - betaln(a, b)
     mass = np.exp(logp - logp.max())
+    mass[mass < 1e-200] = 0.0  # denormals would make a / m overflow in the divergence
     return mass / mass.sum()
 
 
