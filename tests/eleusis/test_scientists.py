@@ -1,12 +1,16 @@
 """Scientists: the frequency update, the reset, determinism and the ordering on a small grid."""
 
+import math
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sparring.eleusis.bench import run_cell
 from sparring.eleusis.cards import consistent_cards
 from sparring.eleusis.env import EleusisGame
-from sparring.eleusis.scientists import NAMES, Scientist, spread
+from sparring.eleusis.scientists import NAMES, Scientist, kl_ucb, spread
 
 
 @pytest.mark.parametrize(("code", "count"), [(3, 1), (1, 12), (2, 3), (0, 36)])
@@ -64,6 +68,30 @@ def test_ordering_on_the_adversarial_deck():
         name: run_cell(("best_ne_mode", 30, name), seeds=40, cap=200_000).mean_guesses
         for name in NAMES
     }
-    learners = {n: means[n] for n in ("beta_thompson", "dirichlet_gibbs", "em_greedy")}
+    learners = {n: means[n] for n in ("beta_thompson", "dirichlet_gibbs", "em_greedy", "kl_ucb")}
     best = min(learners.values())
     assert means["oracle"] <= best < means["frequency"], means
+
+
+@given(st.floats(0.01, 50.0), st.floats(0.01, 500.0), st.floats(0.01, 10.0))
+def test_kl_ucb_is_the_largest_rate_within_the_divergence_bound(a, b, bound):
+    q = kl_ucb(a, b, bound)
+    p = a / (a + b)
+    assert p - 1e-9 <= q <= 1.0
+
+    def divergence(x):
+        x = min(max(x, 1e-12), 1 - 1e-12)
+        pp = min(max(p, 1e-12), 1 - 1e-12)
+        return (a + b) * (pp * math.log(pp / x) + (1 - pp) * math.log((1 - pp) / (1 - x)))
+
+    assert divergence(q) <= bound + 1e-6
+    if q < 1 - 1e-6:
+        assert divergence(min(q + 1e-5, 1 - 1e-12)) > bound - 1e-3  # no larger q fits
+    assert kl_ucb(2 * a, 2 * b, bound) <= q + 1e-7  # more evidence, a tighter bound
+
+
+def test_kl_ucb_beats_the_reports_baseline_on_the_benchmark_decks():
+    for deck in ("suit_rank:suit=0.7,rank=0.5", "best_ne_mode"):
+        ucb = run_cell((deck, 100, "kl_ucb"), seeds=60, cap=200_000).mean_guesses
+        base = run_cell((deck, 100, "frequency"), seeds=60, cap=200_000).mean_guesses
+        assert ucb < base, (deck, ucb, base)
