@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sparring.eleusis.bench import run_cell
 from sparring.eleusis.cards import consistent_cards
 from sparring.eleusis.env import EleusisGame
-from sparring.eleusis.scientists import NAMES, Scientist, kl_ucb, spread
+from sparring.eleusis.scientists import NAMES, Scientist, kl_ucb, parse_scientist, spread
 
 
 @pytest.mark.parametrize(("code", "count"), [(3, 1), (1, 12), (2, 3), (0, 36)])
@@ -95,3 +95,39 @@ def test_kl_ucb_beats_the_reports_baseline_on_the_benchmark_decks():
         ucb = run_cell((deck, 100, "kl_ucb"), seeds=60, cap=200_000).mean_guesses
         base = run_cell((deck, 100, "frequency"), seeds=60, cap=200_000).mean_guesses
         assert ucb < base, (deck, ucb, base)
+
+
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("kl_ucb", ("kl_ucb", 0.5)),
+        ("kl_ucb:c=2", ("kl_ucb", 2.0)),
+        ("dirichlet_gibbs:alpha=0.03", ("dirichlet_gibbs", 0.03)),
+        ("em_greedy:alpha=1", ("em_greedy", 1.0)),
+        ("frequency:reset=80", ("frequency", 80.0)),
+    ],
+)
+def test_scientist_specs(spec, expected):
+    assert parse_scientist(spec) == expected
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("genius", "unknown scientist 'genius'"),
+        ("oracle:c=1", "takes no parameter"),
+        ("kl_ucb:alpha=1", "takes c=<number>"),
+        ("kl_ucb:c=lots", "must be a number"),
+        ("dirichlet_gibbs:alpha=0", "must be in"),
+        ("em_greedy:alpha=0.5", "must be in"),
+    ],
+)
+def test_bad_scientist_specs_are_explained(spec, message):
+    with pytest.raises(ValueError, match=message):
+        parse_scientist(spec)
+
+
+def test_a_spec_parameter_changes_the_play():
+    a = run_cell(("spike:alpha=0.5", 100, "kl_ucb:c=0.1"), seeds=5, cap=100_000)
+    b = run_cell(("spike:alpha=0.5", 100, "kl_ucb:c=3"), seeds=5, cap=100_000)
+    assert a.scientist == "kl_ucb:c=0.1" and a.mean_guesses != b.mean_guesses

@@ -14,7 +14,7 @@ import numpy as np
 
 from sparring.eleusis.decks import make_deck
 from sparring.eleusis.env import deck_cdf, game_stream
-from sparring.eleusis.scientists import DEFAULT_PARAM, NAMES, play_game
+from sparring.eleusis.scientists import NAMES, parse_scientist, play_game
 from sparring.eleusis.theory import expected_guesses, oracle_drift
 
 
@@ -38,8 +38,9 @@ class CellResult:
 
 
 def run_cell(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int = 0) -> CellResult:
-    deck, h0, scientist = cell
-    kind = NAMES.index(scientist)
+    deck, h0, scientist = cell  # scientist: a spec, "name" or "name:key=value"
+    name, param = parse_scientist(scientist)
+    kind = NAMES.index(name)
     guesses, regrets, pseudo, expected, drifts = [], [], [], [], []
     dnf = 0
     played = 0
@@ -51,7 +52,7 @@ def run_cell(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int =
         policy = policy if policy is not None else np.zeros(0, dtype=np.int64)
         start = time.perf_counter()
         n, finished, regret_sum = play_game(
-            kind, DEFAULT_PARAM[scientist], deck_cdf(p), p, policy, h0, cap, game_stream(seed), seed
+            kind, param, deck_cdf(p), p, policy, h0, cap, game_stream(seed), seed
         )
         elapsed += time.perf_counter() - start
         played += n

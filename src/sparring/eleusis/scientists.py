@@ -64,6 +64,38 @@ DEFAULT_PARAM = {
 }
 
 
+# The one parameter a scientist takes, as written in a spec "name:key=value", with its range.
+PARAMS = {
+    "frequency": ("reset", 0.0, float("inf")),  # harma since the last reset
+    "dirichlet_gibbs": ("alpha", 0.0, float("inf")),  # the Dirichlet prior (sparse below 1)
+    "em_greedy": ("alpha", 1.0, float("inf")),  # MAP needs alpha >= 1
+    "kl_ucb": ("c", 0.0, float("inf")),  # exploration: bound c·log(t + 2)
+}
+
+
+def parse_scientist(spec: str) -> tuple[str, float]:
+    """ "kl_ucb" → ("kl_ucb", 0.5) (the default); "dirichlet_gibbs:alpha=0.3" → (…, 0.3).
+    Raises ValueError naming what is wrong and what is allowed."""
+    name, _, rest = spec.partition(":")
+    if name not in NAMES:
+        raise ValueError(f"unknown scientist {name!r}; choose from {', '.join(NAMES)}")
+    if not rest:
+        return name, DEFAULT_PARAM[name]
+    if name not in PARAMS:
+        raise ValueError(f"{spec!r}: {name} takes no parameter")
+    key, low, high = PARAMS[name]
+    got, _, value = rest.partition("=")
+    if got != key:
+        raise ValueError(f"{spec!r}: {name} takes {key}=<number>, got {rest!r}")
+    try:
+        param = float(value)
+    except ValueError:
+        raise ValueError(f"{spec!r}: {key} must be a number, got {value!r}") from None
+    if not (low < param < high or (name == "em_greedy" and param == low)):
+        raise ValueError(f"{spec!r}: {key} must be in ({low:g}, {high:g}), got {param:g}")
+    return name, param
+
+
 @njit(cache=True)
 def spread(weights, guess, code):
     """Add one unit of mass spread uniformly over the cards consistent with a feedback."""

@@ -18,7 +18,7 @@ from omegaconf import DictConfig
 
 from sparring.eleusis.bench import CellResult, run_cell
 from sparring.eleusis.decks import parse_deck
-from sparring.eleusis.scientists import NAMES
+from sparring.eleusis.scientists import NAMES, parse_scientist
 from sparring.pipelines.plots import grouped_bars
 from sparring.pipelines.report import print_locations, print_table
 from sparring.runtime.config import ConfigError, config_hash, lookup, require_int, require_ints
@@ -61,13 +61,15 @@ def parse_config(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
     scientists = lookup(cfg, "scientists")
     if not scientists or isinstance(scientists, str):
         raise ConfigError(f"scientists={scientists!r}: expected a list from {', '.join(NAMES)}")
-    for name in scientists:
-        if name not in NAMES:
-            raise ConfigError(f"scientists contains {name!r}: choose from {', '.join(NAMES)}")
+    for spec in scientists:
+        try:
+            parse_scientist(str(spec))
+        except ValueError as exc:
+            raise ConfigError(f"scientists: {exc}") from exc
     return {
         "decks": [str(d) for d in decks],
         "h0": require_ints(cfg, "h0", 1, 1_000_000),
-        "scientists": list(scientists),
+        "scientists": [str(x) for x in scientists],
         "seeds": require_int(cfg, "seeds", 1, 1_000_000),
         "cap": require_int(cfg, "cap", 1, 1_000_000),
         "output": Path(str(cfg.get("output") or "data/eleusis_bench.parquet")),

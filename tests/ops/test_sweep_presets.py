@@ -1,0 +1,40 @@
+"""Every sweep preset composes with its pipeline and names only valid values."""
+
+from pathlib import Path
+
+import pytest
+from hydra import compose, initialize_config_dir
+
+CONF = Path(__file__).resolve().parents[2] / "conf"
+PRESETS = {
+    "ga_operators": "evolve",
+    "search_configs": "search_bench",
+    "eleusis_harma": "eleusis_bench",
+    "eleusis_priors": "eleusis_bench",
+    "equity_trials": "equity",
+}
+
+
+def test_every_preset_is_listed():
+    assert {p.stem for p in (CONF / "sweep").glob("*.yaml")} == set(PRESETS)
+
+
+@pytest.mark.parametrize(("preset", "pipeline"), sorted(PRESETS.items()))
+def test_presets_compose_and_their_points_parse(preset, pipeline):
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose(config_name=pipeline, overrides=[f"sweep={preset}"], return_hydra_config=True)
+    params = cfg.hydra.sweeper.params
+    assert params, preset
+    parser = OverridesParser.create()
+    for key, values in params.items():
+        override = parser.parse_override(f"{key}={values}")
+        points = list(override.sweep_iterator()) if override.is_sweep_override() else [values]
+        assert len(points) >= 2, (preset, key)
+        if preset == "eleusis_priors":
+            from sparring.eleusis.scientists import parse_scientist
+
+            for point in points:
+                for spec in point:
+                    parse_scientist(getattr(spec, "text", spec))  # quoted strings unwrap
