@@ -16,11 +16,8 @@ from dataclasses import dataclass, field
 
 from sparring.modeling.metrics import observations
 from sparring.modeling.model import PlayerModel
-from sparring.mus.cards import FACES, hand_ranks
-from sparring.mus.log import Decision
-from sparring.mus.players import mid_percentile
-
-LANCES = ("grande", "chica", "pares", "juego", "punto")
+from sparring.mus.cards import FACES
+from sparring.mus.log import Decision, hand_percentiles
 
 
 def parse_action(text: str) -> tuple[str, int]:
@@ -82,8 +79,7 @@ def decisions_from_public(
     flat = [f for h in faces for f in h]
     pct: dict[int, dict[str, float]] = {}
     for seat, hand_faces in enumerate(faces):
-        ranks = tuple(sorted(hand_ranks(hand_faces, ocho_reyes)))
-        pct[seat] = {f"pct_{x}": mid_percentile(x, ranks, ocho_reyes) for x in LANCES}
+        pct[seat] = hand_percentiles(tuple(sorted(hand_faces)), ocho_reyes)
     views: dict[str, LanceView] = {}
     declared: dict[str, list[int]] = {"pares": [], "juego": []}
     records: list[Decision] = []

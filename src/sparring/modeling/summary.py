@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from sparring.modeling.drift import StrategyShiftSuspected
 from sparring.modeling.model import PlayerModel
 from sparring.modeling.rate import Rate
+from sparring.mus.log import LANCES as BETTING_LANCES
 
 LANGS = ("es", "en")
 CATALOGUE: dict[str, dict[str, str]] = {
@@ -54,7 +55,6 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "acceptance_rate": "acceptance",
     },
 }
-BETTING_LANCES = ("grande", "chica", "pares", "juego", "punto")
 
 
 def _pooled(model: PlayerModel, metric: str, score: str | None) -> Rate:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 
 import pyarrow as pa
 
@@ -21,6 +22,7 @@ from sparring.mus.lance import NO_QUERIDO, NO_QUIERO, PENDING
 from sparring.mus.players import Player, mid_percentile
 from sparring.runtime.datasets import DatasetSpec
 
+LANCES = ("grande", "chica", "pares", "juego", "punto")
 LOG_SPEC = DatasetSpec(
     "mus_decisions",
     2,  # 2: mus decisions logged with lance "mus"
@@ -88,13 +90,16 @@ class Decision:
 
 
 def _percentiles(state: MusState, seat: int) -> dict[str, float]:
-    ranks = tuple(
-        sorted(hand_ranks((FACES[c % 10] for c in state.hands[seat]), state.config.ocho_reyes))
-    )
-    out = {}
-    for lance in ("grande", "chica", "pares", "juego", "punto"):
-        out[f"pct_{lance}"] = mid_percentile(lance, ranks, state.config.ocho_reyes)
-    return out
+    faces = tuple(sorted(FACES[c % 10] for c in state.hands[seat]))
+    return hand_percentiles(faces, state.config.ocho_reyes)
+
+
+@lru_cache(maxsize=8192)
+def hand_percentiles(faces: tuple[int, ...], ocho_reyes: bool) -> dict[str, float]:
+    """``pct_<lance>`` for a hand given by its sorted faces (cached and shared: do not modify
+    the returned dict)."""
+    ranks = tuple(sorted(hand_ranks(faces, ocho_reyes)))
+    return {f"pct_{x}": mid_percentile(x, ranks, ocho_reyes) for x in LANCES}
 
 
 def play_match(
