@@ -236,12 +236,15 @@ def choose(kind, param, harma, p_true, policy, weights, ab, groups, scal, scratc
         for c in range(N_CARDS):
             s = c // 13
             n = c % 13
+            marginals = 2.0 * suit[s] + 2.0 * number[n]
+            tie = 1e-9 * np.random.random()  # ties broken at random, not by card order
+            if min(suit[s], number[n]) + marginals + tie <= best_d:
+                continue  # p(c) <= min(p_S, p_N): this card cannot win, skip its bound
             both = ab[0, 17 + c] - 1.0  # the card's counters start at Beta(1, 51)
             tries = both + ab[1, 17 + c] - 51.0
             prior = UCB_CARD_WEIGHT * suit[s] * number[n]
             pc = kl_ucb(both + prior, tries - both + UCB_CARD_WEIGHT - prior, bound)
-            d = min(pc, suit[s], number[n]) + 2.0 * suit[s] + 2.0 * number[n]
-            d += 1e-9 * np.random.random()  # ties broken at random, not by card order
+            d = min(pc, suit[s], number[n]) + marginals + tie
             if d > best_d:
                 best_d = d
                 best = c
