@@ -32,6 +32,8 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) pipelines/validate.py seeds=3 'hands=[25,50,100,200]' reference_hands=2000 drift.runs=4 match.games=20 match.series=1
 	$(PY) pipelines/search_bench.py depths=[1,2,3] time_s=0.5 match.seeds=2
 	$(PY) -m sparring.cli mus simulate --matches 10 --bluff 0.8
+	yes $$'no mus\npaso\nquiero' | head -n 300 | $(PY) -m sparring.cli play mus --hands 2 --store data/player_models.db --player demo | tail -n 2
+	$(PY) -m sparring.cli mus profile --store data/player_models.db --player demo
 	$(PY) pipelines/eleusis_bench.py seeds=8 cap=20000 'scientists=[frequency,beta_thompson,em_greedy,kl_ucb,oracle]'
 	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name em_greedy
 	$(PY) pipelines/retrain.py ga.population=16 ga.generations=2 deals.train=60 deals.heldout=150

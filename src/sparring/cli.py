@@ -7,6 +7,8 @@
     sparring play flagbots --side south --time 1.0
     sparring play mus --hands 3
     sparring mus simulate --matches 10 --bluff 0.8
+    sparring play mus --hands 3 --store player_models.db --player ana
+    sparring mus profile --store player_models.db --player ana
     sparring compare evolve --metric champion_bb100
 
 Errors in the input end the command with a one-line message and exit status 2.
@@ -219,7 +221,27 @@ def _cmd_play_mus(args: argparse.Namespace) -> int:
 
     if args.hands < 1:
         raise UsageError("--hands must be at least 1")
-    return play(input, print, seed=args.seed, hands=args.hands)
+    return play(
+        input, print, seed=args.seed, hands=args.hands, store=args.store, player=args.player
+    )
+
+
+def _cmd_mus_profile(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from sparring.modeling.store import open_store, profile_view
+
+    if not Path(args.store).is_file():
+        raise UsageError(f"--store {args.store}: no such file (play with --store to create it)")
+    conn = open_store(args.store)
+    try:
+        view = profile_view(conn, args.player)
+    finally:
+        conn.close()
+    if view.games == 0 and all(m.n == 0 for m in view.metrics):
+        raise UsageError(f"--player {args.player}: not in {args.store}")
+    print("\n".join(view.lines()))
+    return 0
 
 
 def _cmd_mus_simulate(args: argparse.Namespace) -> int:
@@ -324,6 +346,13 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     mus.add_argument("--seed", type=int, default=0, help="deal seed")
     mus.add_argument("--hands", type=int, default=1, help="hands to play (default 1)")
+    mus.add_argument(
+        "--store",
+        default=None,
+        help="a player-model SQLite file: the opponents become ModelingBots that learn your "
+        "play across games (created if missing)",
+    )
+    mus.add_argument("--player", default="you", help="your name in the store (default: you)")
     mus.set_defaults(func=_cmd_play_mus)
 
     cmp_ = sub.add_parser(
@@ -361,6 +390,14 @@ def _build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=0)
     sim.add_argument("--output", default="data/mus_decisions.parquet")
     sim.set_defaults(func=_cmd_mus_simulate)
+    prof = mus_sub.add_parser(
+        "profile",
+        help="what the player-model store knows about a player (the statistics screen)",
+        description="Games, hands and every metric's estimate with its 90%% interval.",
+    )
+    prof.add_argument("--store", required=True, help="the player-model SQLite file")
+    prof.add_argument("--player", required=True, help="the player's name in the store")
+    prof.set_defaults(func=_cmd_mus_profile)
 
     el = sub.add_parser("eleusis", help="Probabilistic Eleusis: referee and scientists")
     el_sub = el.add_subparsers(dest="eleusis_command", metavar="TOOL")

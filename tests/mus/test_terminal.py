@@ -47,3 +47,42 @@ def test_simulate_writes_the_decision_log(tmp_path):
     assert main(["mus", "simulate", "--matches", "2", "--output", str(out)]) == 0
     table = read_table(out, LOG_SPEC)
     assert table.num_rows > 0 and set(table.column("seat").to_pylist()) <= {0, 1, 2, 3}
+
+
+def test_learning_opponents_remember_the_person_across_sessions(tmp_path):
+    from sparring.modeling.store import load, load_replay, open_store
+
+    store = tmp_path / "models.db"
+    moves = "no mus\npaso\nquiero\n" * 100  # every prompt accepts one of the three
+    for session in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-m", "sparring.cli", "play", "mus", "--seed", str(session),
+             "--hands", "2", "--store", str(store), "--player", "ana"],
+            input=moves, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert "The bot has updated its model of your play." in proc.stdout
+    conn = open_store(store)
+    model = load(conn, "ana")
+    assert model.sample_size >= 2  # hands of both sessions
+    assert model.counts[("mus_rate", ())][1] >= 2  # "no mus" at least once per session
+    replay = load_replay(conn, "ana", "seed-1")
+    assert replay and all(e[1] == 0 for e in replay if e[0] in ("cards", "discarded_cards"))
+    conn.close()
+    shown = subprocess.run(
+        [sys.executable, "-m", "sparring.cli", "mus", "profile", "--store", str(store),
+         "--player", "ana"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert shown.returncode == 0 and shown.stdout.startswith("ana: 2 games")
+    assert "mus_rate" in shown.stdout
+
+
+def test_illegal_commands_are_refused_with_the_legal_moves():
+    proc = subprocess.run(
+        [sys.executable, "-m", "sparring.cli", "play", "mus", "--seed", "1"],
+        input="quiero\nquit\n", capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0
+    assert "refused: quiero is not allowed now; you may: " in proc.stdout
+    assert proc.stdout.rstrip().endswith("bye")

@@ -109,9 +109,11 @@ def play_match(
     match_id: int = 0,
     max_actions: int = 1_000_000,
     models: Sequence[object] | None = None,
+    max_hands: int | None = None,
 ) -> tuple[MusState, list[Decision]]:
-    """Play one match; returns the final state and the decision log. ``models[seat]`` is what
-    the server hands that seat at ``on_game_start`` (e.g. its opponents' PlayerModels; §6)."""
+    """Play one match (or its first ``max_hands`` hands); returns the state and the decision
+    log. ``models[seat]`` is what the server hands that seat at ``on_game_start`` (e.g. its
+    opponents' PlayerModels; §6)."""
     state = game.new_initial_state(seed)
     for seat, p in enumerate(players):
         p.on_game_start(models[seat] if models is not None else None)
@@ -202,6 +204,8 @@ def play_match(
             hand_no = state.hand_number
             hand_cards = [list(h) for h in state.hands]
             pct_cache = {}
+            if max_hands is not None and hand_no > max_hands:
+                break
     return state, records
 
 
