@@ -91,6 +91,8 @@ class ModelingBot:
                 )
             self.calibration.add(pred.kind, pred.p, outcome)
         self.predictions = []
+        if not self.use_model:
+            return  # the control decides on population priors: nothing to learn
         opponents = self._opponents()
         for r in records:
             if r.seat in opponents and r.action == "envido":
