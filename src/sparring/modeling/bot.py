@@ -23,7 +23,7 @@ from sparring.modeling.calibration import CalibrationLog
 from sparring.modeling.drift import DriftConfig, DriftMonitor, StrategyShiftSuspected
 from sparring.modeling.memory import LanceView, SessionMemory, ShortTermMemory, parse_action
 from sparring.modeling.metrics import Context, observations, situation
-from sparring.modeling.model import PlayerModel, population_prior
+from sparring.modeling.model import MergedModel, PlayerModel, population_prior
 from sparring.mus.cards import FACES
 from sparring.mus.game import DISCARD, MUS, NO_MUS
 from sparring.mus.lance import ENVIDO, NO_QUIERO, PASO, QUIERO, Action
@@ -69,7 +69,7 @@ class ModelingBot:
         self.monitors: dict[int, DriftMonitor] = {}
         self.predictions: list[_Prediction] = []
         self.seat: int | None = None
-        self._merged: dict[int, PlayerModel] = {}
+        self._merged: dict[int, PlayerModel | MergedModel] = {}
         self.bet_sizes: dict[int, tuple[float, int]] = {}
 
     def on_hand_end(self, revealed: tuple, public: tuple = ()) -> None:
@@ -179,7 +179,7 @@ class ModelingBot:
         total, count = self.bet_sizes.get(seat, (0.0, 0))
         return total / count if count and self.use_model else 2.0
 
-    def _model(self, seat: int) -> PlayerModel:
+    def _model(self, seat: int) -> PlayerModel | MergedModel:
         if seat not in self._merged:
             session = self.session.model(seat)
             long = self.models.get(seat)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sparring.modeling.bot import MONITORED
-from sparring.modeling.calibration import KINDS, CalibrationLog
+from sparring.modeling.calibration import CalibrationLog
 from sparring.modeling.drift import DriftConfig, DriftMonitor, StrategyShiftSuspected
 from sparring.modeling.metrics import observations
 from sparring.modeling.model import PlayerModel
@@ -129,13 +129,3 @@ class ModelServer:
                 )
             )
         return reports
-
-
-def brier_by_kind(logs: Sequence[CalibrationLog]) -> dict[str, float]:
-    """The Brier score per prediction kind over several logs."""
-    merged = CalibrationLog()
-    for log in logs:
-        for kind in KINDS:
-            for p, y in log.pairs.get(kind, []):
-                merged.add(kind, p, y)
-    return {kind: merged.brier(kind) for kind in KINDS if merged.pairs.get(kind)}
