@@ -49,27 +49,26 @@ RESULTS_SPEC = DatasetSpec(
 )
 
 
+def _spec_list(cfg, key: str, parse, hint: str) -> list[str]:
+    """``cfg[key]`` as a non-empty list of specs, each checked by ``parse`` (ValueError)."""
+    specs = lookup(cfg, key)
+    if not specs or isinstance(specs, str):
+        raise ConfigError(f"{key}={specs!r} is not allowed: expected a list {hint}")
+    for spec in specs:
+        try:
+            parse(str(spec))
+        except ValueError as exc:
+            raise ConfigError(f"{key}: {exc}") from exc
+    return [str(x) for x in specs]
+
+
 def parse_config(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
-    decks = lookup(cfg, "decks")
-    if not decks or isinstance(decks, str):
-        raise ConfigError(f"decks={decks!r} is not allowed: expected a list like [spike:alpha=0.5]")
-    for deck in decks:
-        try:
-            parse_deck(str(deck))
-        except ValueError as exc:
-            raise ConfigError(f"decks: {exc}") from exc
-    scientists = lookup(cfg, "scientists")
-    if not scientists or isinstance(scientists, str):
-        raise ConfigError(f"scientists={scientists!r}: expected a list from {', '.join(NAMES)}")
-    for spec in scientists:
-        try:
-            parse_scientist(str(spec))
-        except ValueError as exc:
-            raise ConfigError(f"scientists: {exc}") from exc
+    decks = _spec_list(cfg, "decks", parse_deck, "like [spike:alpha=0.5]")
+    scientists = _spec_list(cfg, "scientists", parse_scientist, f"from {', '.join(NAMES)}")
     return {
-        "decks": [str(d) for d in decks],
+        "decks": decks,
         "h0": require_ints(cfg, "h0", 1, 1_000_000),
-        "scientists": [str(x) for x in scientists],
+        "scientists": scientists,
         "seeds": require_int(cfg, "seeds", 1, 1_000_000),
         "cap": require_int(cfg, "cap", 1, 1_000_000),
         "output": Path(str(cfg.get("output") or "data/eleusis_bench.parquet")),
