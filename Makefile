@@ -36,6 +36,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) -m sparring.cli mus profile --store data/player_models.db --player demo
 	$(PY) pipelines/eleusis_bench.py seeds=8 cap=20000 'scientists=[frequency,beta_thompson,em_greedy,kl_ucb,oracle]'
 	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name em_greedy
+	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name informed --deck spike:alpha=0.5
 	$(PY) pipelines/retrain.py ga.population=16 ga.generations=2 deals.train=60 deals.heldout=150
 	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
 	$(PY) -m sparring.cli results

@@ -141,7 +141,16 @@ def _cmd_eleusis_scientist(args: argparse.Namespace) -> int:
     p_true = _deck(args.deck, args.seed) if args.deck else None
     if args.name in ("oracle", "optimal") and p_true is None:
         raise UsageError(f"the {args.name} knows the deck: give --deck (and the game's --seed)")
-    return run_scientist(args.name, args.seed, args.harma, p_true)
+    if args.name == "informed":
+        from sparring.eleusis.informed import hypotheses
+
+        if not args.deck:
+            raise UsageError("the informed reference knows the deck's family: give --deck")
+        try:
+            hypotheses(args.deck)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+    return run_scientist(args.name, args.seed, args.harma, p_true, family=args.deck)
 
 
 def _cmd_play_flagbots(args: argparse.Namespace) -> int:
@@ -423,12 +432,14 @@ def _build_parser() -> argparse.ArgumentParser:
     sci.add_argument(
         "--name",
         default="em_greedy",
-        help="frequency, greedy_frequency, "
-        "beta_thompson, dirichlet_gibbs, em_greedy, oracle, optimal",
+        help="frequency, greedy_frequency, beta_thompson, dirichlet_gibbs, em_greedy, kl_ucb; "
+        "the references oracle, optimal (told the deck) and informed (told its family)",
     )
     sci.add_argument("--seed", type=int, default=0, help="seed of its random choices")
     sci.add_argument("--harma", type=int, default=100, help="starting harma (for optimal)")
-    sci.add_argument("--deck", default=None, help="the deck (oracle and optimal only)")
+    sci.add_argument(
+        "--deck", default=None, help="the deck (oracle, optimal) or its family (informed) only"
+    )
     sci.set_defaults(func=_cmd_eleusis_scientist)
     return parser
 

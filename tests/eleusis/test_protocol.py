@@ -112,3 +112,19 @@ def test_cli_errors(capsys):
     assert "unknown family 'nope'" in capsys.readouterr().err
     assert cli(["eleusis", "scientist", "--name", "oracle"]) == 2
     assert "give --deck" in capsys.readouterr().err
+
+
+def test_the_informed_reference_speaks_the_protocol_given_the_family(capsys):
+    assert cli(["eleusis", "scientist", "--name", "informed"]) == 2
+    assert "give --deck" in capsys.readouterr().err
+    assert cli(["eleusis", "scientist", "--name", "informed", "--deck", "zipf:s=2"]) == 2
+    assert "finitely many decks" in capsys.readouterr().err
+    proc = subprocess.run(
+        [*SCIENTIST, "--name", "informed", "--deck", "best_ne_mode"],
+        input="D 6 1 0\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert set(proc.stdout.split("\n")[:2]) <= {"D 6", "D 7"}  # d = 0.1, never the mode C 1

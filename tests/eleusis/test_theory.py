@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from sparring.eleusis.cards import card_index, feedback_code, harma_change
 from sparring.eleusis.decks import FAMILIES, make_deck
 from sparring.eleusis.env import deck_cdf, game_stream
-from sparring.eleusis.scientists import NAMES, play_game
+from sparring.eleusis.scientists import NAMES, NO_HYPOTHESES, play_game
 from sparring.eleusis.theory import d_of, expected_guesses, oracle_drift
 
 
@@ -64,7 +64,7 @@ def test_value_iteration_agrees_with_simulating_the_oracle(deck, optimal):
     expected, policy = expected_guesses(p, 30, optimal=optimal)
     kind = NAMES.index("optimal" if optimal else "oracle")
     games = [
-        play_game(kind, 0.0, deck_cdf(p), p, policy, 30, 10**6, game_stream(s), s)[0]
+        play_game(kind, 0.0, deck_cdf(p), p, policy, NO_HYPOTHESES, 30, 10**6, game_stream(s), s)[0]
         for s in range(3000)
     ]
     mean, se = np.mean(games), np.std(games, ddof=1) / np.sqrt(len(games))

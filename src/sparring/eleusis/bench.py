@@ -14,7 +14,8 @@ import numpy as np
 
 from sparring.eleusis.decks import make_deck
 from sparring.eleusis.env import deck_cdf, game_stream
-from sparring.eleusis.scientists import NAMES, parse_scientist, play_game
+from sparring.eleusis.informed import hypotheses
+from sparring.eleusis.scientists import NAMES, NO_HYPOTHESES, parse_scientist, play_game
 from sparring.eleusis.theory import expected_guesses, oracle_drift
 
 
@@ -41,6 +42,7 @@ def run_cell(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int =
     deck, h0, scientist = cell  # scientist: a spec, "name" or "name:key=value"
     name, param = parse_scientist(scientist)
     kind = NAMES.index(name)
+    hyps = hypotheses(deck) if name == "informed" else NO_HYPOTHESES
     guesses, regrets, pseudo, expected, drifts = [], [], [], [], []
     dnf = 0
     played = 0
@@ -52,7 +54,7 @@ def run_cell(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int =
         policy = policy if policy is not None else np.zeros(0, dtype=np.int64)
         start = time.perf_counter()
         n, finished, regret_sum = play_game(
-            kind, param, deck_cdf(p), p, policy, h0, cap, game_stream(seed), seed
+            kind, param, deck_cdf(p), p, policy, hyps, h0, cap, game_stream(seed), seed
         )
         elapsed += time.perf_counter() - start
         played += n

@@ -116,11 +116,12 @@ def run_scientist(
     p_true: np.ndarray | None,
     stdin: TextIO = sys.stdin,
     stdout: TextIO = sys.stdout,
+    family: str | None = None,
 ) -> int:
     """Our scientist speaking the protocol until the referee closes the input.
 
     Returns 0 at a normal end, 2 after a malformed feedback line (reported on stderr)."""
-    scientist = Scientist(name, seed=seed, p_true=p_true, h0=harma)
+    scientist = Scientist(name, seed=seed, p_true=p_true, h0=harma, family=family)
     while True:
         card = scientist.guess()
         try:

@@ -18,6 +18,7 @@ from omegaconf import DictConfig
 
 from sparring.eleusis.bench import CellResult, run_cell
 from sparring.eleusis.decks import parse_deck
+from sparring.eleusis.informed import hypotheses
 from sparring.eleusis.scientists import NAMES, parse_scientist
 from sparring.pipelines.plots import grouped_bars
 from sparring.pipelines.report import print_locations, print_table
@@ -65,6 +66,12 @@ def _spec_list(cfg, key: str, parse, hint: str) -> list[str]:
 def parse_config(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
     decks = _spec_list(cfg, "decks", parse_deck, "like [spike:alpha=0.5]")
     scientists = _spec_list(cfg, "scientists", parse_scientist, f"from {', '.join(NAMES)}")
+    if "informed" in scientists:  # it enumerates each deck family: check them all up front
+        for deck in decks:
+            try:
+                hypotheses(deck)
+            except ValueError as exc:
+                raise ConfigError(f"scientists: informed: {exc}") from exc
     return {
         "decks": decks,
         "h0": require_ints(cfg, "h0", 1, 1_000_000),
