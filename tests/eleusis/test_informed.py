@@ -105,3 +105,17 @@ def test_it_sits_between_the_oracle_and_the_reports_baseline_on_spike():
     informed = cells["informed"].mean_guesses
     assert cells["oracle"].mean_guesses < informed < cells["frequency"].mean_guesses
     assert informed > 1.15 * oracle, (informed, oracle)
+
+
+def test_a_family_that_deals_unequally_is_refused(monkeypatch):
+    """The prior is uniform over the distinct decks, so it must be the generator's own."""
+    from sparring.eleusis import decks
+
+    def lopsided(rng):  # card 0 half of the time, cards 1 and 2 a quarter each
+        p = np.full(52, 0.01)
+        p[0 if rng.integers(2) == 0 else 1 + rng.integers(2)] = 0.5
+        return p
+
+    monkeypatch.setitem(decks.FAMILIES, "lopsided", lopsided)
+    with pytest.raises(ValueError, match="unequal chances"):
+        hypotheses("lopsided")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -38,46 +39,89 @@ class CellResult:
         return asdict(self)
 
 
-def run_cell(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int = 0) -> CellResult:
+@dataclass(frozen=True)
+class Games:
+    """The games of one cell, seed by seed (index i = seed first_seed + i)."""
+
+    guesses: np.ndarray  # int64
+    finished: np.ndarray  # bool
+    regret_sum: np.ndarray  # sum of d* - d(guess) per game
+    oracle_expected: np.ndarray  # the optimal policy's expected guesses on deck i (inf: cannot)
+    drift: np.ndarray  # d* of deck i
+    elapsed: float  # seconds spent playing (deck set-up excluded)
+
+
+@lru_cache(maxsize=8192)
+def deck_instance(deck: str, seed: int, h0: int) -> tuple[np.ndarray, float, float, np.ndarray]:
+    """Deck ``seed`` of ``deck`` with its drift, the optimal policy's expected guesses from
+    ``h0`` (inf if it cannot finish) and that policy. Cached: every scientist of a benchmark
+    meets the same decks, and the policy iteration costs more than a short game. The arrays are
+    shared: callers must not modify them (left writable: a read-only array is another numba
+    signature, compiled once more)."""
+    p = make_deck(deck, seed)
+    drift = oracle_drift(p)
+    oracle, policy = expected_guesses(p, h0, optimal=True) if drift > 0 else (np.inf, None)
+    policy = policy if policy is not None else np.zeros(0, dtype=np.int64)
+    return p, drift, oracle, policy
+
+
+def play_games(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int = 0) -> Games:
+    """Play the cell's games: seed i is deck instance i with card stream i, so two scientists'
+    games of the same seed can be compared pair by pair."""
     deck, h0, scientist = cell  # scientist: a spec, "name" or "name:key=value"
     name, param = parse_scientist(scientist)
     kind = NAMES.index(name)
     hyps = hypotheses(deck) if name == "informed" else NO_HYPOTHESES
-    guesses, regrets, pseudo, expected, drifts = [], [], [], [], []
-    dnf = 0
-    played = 0
+    rows = []
     elapsed = 0.0
     for seed in range(first_seed, first_seed + seeds):
-        p = make_deck(deck, seed)
-        drift = oracle_drift(p)
-        oracle, policy = expected_guesses(p, h0, optimal=True) if drift > 0 else (np.inf, None)
-        policy = policy if policy is not None else np.zeros(0, dtype=np.int64)
+        p, drift, oracle, policy = deck_instance(deck, seed, h0)
         start = time.perf_counter()
         n, finished, regret_sum = play_game(
             kind, param, deck_cdf(p), p, policy, hyps, h0, cap, game_stream(seed), seed
         )
         elapsed += time.perf_counter() - start
-        played += n
-        guesses.append(n)
-        drifts.append(drift)
-        expected.append(oracle)
-        dnf += not finished
-        if np.isfinite(oracle):
-            regrets.append(n - oracle)
-        else:
-            pseudo.append(regret_sum)
-    g = np.array(guesses, dtype=np.float64)
+        rows.append((n, finished, regret_sum, oracle, drift))
+    guesses, finished, regret_sum, oracle, drift = (
+        np.array(col) for col in zip(*rows, strict=True)
+    )
+    return Games(
+        guesses.astype(np.int64), finished.astype(bool), regret_sum, oracle, drift, elapsed
+    )
+
+
+def summarise(cell: tuple[str, int, str], games: Games) -> CellResult:
+    """The cell's row: means over its games; regret over the decks that can finish,
+    pseudo-regret over those that cannot."""
+    deck, h0, scientist = cell
+    g = games.guesses.astype(np.float64)
+    can_finish = np.isfinite(games.oracle_expected)
+    regret = g[can_finish] - games.oracle_expected[can_finish]
+    pseudo = games.regret_sum[~can_finish]
     return CellResult(
         deck=deck,
         h0=h0,
         scientist=scientist,
-        seeds=seeds,
+        seeds=len(g),
         mean_guesses=float(g.mean()),
         stderr=float(g.std(ddof=1) / np.sqrt(len(g))) if len(g) > 1 else 0.0,
-        dnf_rate=dnf / seeds,
-        oracle_expected=float(np.mean(expected)),
-        regret=float(np.mean(regrets)) if regrets else float("nan"),
-        pseudo_regret=float(np.mean(pseudo)) if pseudo else float("nan"),
-        guesses_per_s=played / elapsed if elapsed > 0 else 0.0,
-        drift=float(np.mean(drifts)),
+        dnf_rate=float(np.mean(~games.finished)),
+        oracle_expected=float(np.mean(games.oracle_expected)),
+        regret=float(regret.mean()) if regret.size else float("nan"),
+        pseudo_regret=float(pseudo.mean()) if pseudo.size else float("nan"),
+        guesses_per_s=float(g.sum() / games.elapsed) if games.elapsed > 0 else 0.0,
+        drift=float(np.mean(games.drift)),
     )
+
+
+def run_cell(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int = 0) -> CellResult:
+    """One benchmark cell: ``seeds`` games of a scientist on a deck family at a harma."""
+    return summarise(cell, play_games(cell, seeds, cap, first_seed))
+
+
+def paired_difference(a: Games, b: Games) -> tuple[float, float, float]:
+    """Mean of a's guesses minus b's over the same seeds, with a normal 95% interval: the
+    games share decks and card streams, so the pairs cancel most of the deck-to-deck noise."""
+    diff = a.guesses.astype(np.float64) - b.guesses.astype(np.float64)
+    half = 1.96 * diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("inf")
+    return float(diff.mean()), float(diff.mean() - half), float(diff.mean() + half)
