@@ -7,8 +7,9 @@ updates the exact posterior from each feedback and guesses argmax d of the poste
 linear in p, so that is the guess with the largest expected harma consumption).
 
 No scientist can do better on average over a family than the Bayes-optimal policy under that
-family's own prior, and this greedy Bayesian is near it, so its mean guesses show how far from
-the oracle a learner must stay at a given starting harma: on spike 0.5 at H0 = 100 it needs
+family's own prior; this greedy Bayesian is the best stand-in for it we found (a look-ahead on
+the value of information did worse), so its mean guesses show how far from the oracle a
+learner stays at a given starting harma: on spike 0.5 at H0 = 100 it needs
 ~1.3x the oracle, because finding the spike's number takes guesses that the oracle never wastes
 (benchmarks/RESULTS.md has the numbers and the argument).
 """
