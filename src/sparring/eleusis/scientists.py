@@ -394,40 +394,21 @@ class Scientist:
         self._last: int | None = None
 
     def guess(self) -> int:
+        told = (self.p_true, self.policy)  # what the oracle and the optimal policy know
         self._last = int(
-            choose(
-                self.kind,
-                self.param,
-                self.harma,
-                self.p_true,
-                self.policy,
-                self.hyps,
-                self.post,
-                self.weights,
-                self.ab,
-                self.groups,
-                self.scal,
-                self.scratch,
-            )
+            choose(self.kind, self.param, self.harma, *told, *self._belief(), self.scratch)
         )
         return self._last
+
+    def _belief(self) -> tuple[np.ndarray, ...]:
+        """The arrays the kernels read and update, in their argument order."""
+        return self.hyps, self.post, self.weights, self.ab, self.groups, self.scal
 
     def learn(self, code: int) -> None:
         if self._last is None:
             raise RuntimeError("learn() before guess()")
         self.harma += int(harma_change(code))
-        observe(
-            self.kind,
-            self.param,
-            self._last,
-            code,
-            self.hyps,
-            self.post,
-            self.weights,
-            self.ab,
-            self.groups,
-            self.scal,
-        )
+        observe(self.kind, self.param, self._last, code, *self._belief())
 
 
 @njit(cache=True)
