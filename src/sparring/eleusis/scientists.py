@@ -52,8 +52,7 @@ NAMES = (
 FREQUENCY, GREEDY_FREQUENCY, BETA_THOMPSON, DIRICHLET_GIBBS, EM_GREEDY, KL_UCB = range(6)
 ORACLE, OPTIMAL, INFORMED = 6, 7, 8
 NO_HYPOTHESES = np.full((1, N_CARDS), 1.0 / N_CARDS)  # what the others get in the hyps slot
-REFERENCES = NAMES[6:]  # they are told the deck (oracle, optimal) or its family (informed)
-LEARNERS = NAMES[:6]
+LEARNERS = NAMES[:6]  # the rest are references: told the deck (oracle, optimal) or its family
 GIBBS_SWEEPS = 2  # per guess: one sweep mixes too slowly (2.09x the oracle on best != mode,
 # 2 sweeps 1.79x; 4 sweeps no better, at half the speed)
 # params[0] per kind: reset threshold (frequency), Dirichlet alpha (gibbs, em), c (kl_ucb)
