@@ -1,10 +1,11 @@
 """The eleusis_bench pipeline end to end on a tiny grid: real Ray, Parquet and MLflow."""
 
+import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 
-from sparring.eleusis.bench import run_cell
-from sparring.pipelines.eleusis_bench import RESULTS_SPEC, run
+from sparring.eleusis.bench import paired_difference, play_games, run_cell
+from sparring.pipelines.eleusis_bench import GAMES_SPEC, RESULTS_SPEC, games_path, run
 from sparring.runtime.config import ConfigError
 from sparring.runtime.datasets import read_table
 
@@ -23,9 +24,21 @@ def test_tiny_grid_matches_the_cells_played_serially(ray_session, pipeline_confi
         serial = run_cell((row["deck"], row["h0"], row["scientist"]), seeds=4, cap=20000)
         assert (row["mean_guesses"], row["dnf_rate"]) == (serial.mean_guesses, serial.dnf_rate)
         assert row["oracle_expected"] == pytest.approx(serial.oracle_expected)
+    games = read_table(games_path(out), GAMES_SPEC).to_pylist()
+    assert len(games) == 8 * 4
+    kl = [g["guesses"] for g in games if g["scientist"] == "kl_ucb" and g["deck"] == "best_ne_mode"]
+    serial = play_games(("best_ne_mode", 20, "kl_ucb"), seeds=4, cap=20000)
+    assert kl == serial.guesses.tolist()  # game i = seed i, as played in one process
     metrics = MlflowClient(cfg.tracking.uri).get_run(result["run_id"]).data.metrics
     assert metrics["cells"] == 8
     assert "best_ne_mode/20/informed/mean_guesses" in metrics
+    # every scientist but the baseline is compared with it game by game
+    baseline = play_games(("best_ne_mode", 20, "frequency"), seeds=4, cap=20000)
+    mean, low, high = paired_difference(serial, baseline)
+    assert metrics["best_ne_mode/20/kl_ucb/minus_baseline"] == pytest.approx(mean)
+    assert mean == pytest.approx(np.mean(serial.guesses - baseline.guesses))
+    assert low < mean < high or low == mean == high
+    assert "best_ne_mode/20/frequency/minus_baseline" not in metrics
     artifacts = {a.path for a in MlflowClient(cfg.tracking.uri).list_artifacts(result["run_id"])}
     assert {"guesses_vs_oracle.png", "summary.txt", "data"} <= artifacts
 

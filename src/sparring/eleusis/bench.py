@@ -119,6 +119,14 @@ def run_cell(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int =
     return summarise(cell, play_games(cell, seeds, cap, first_seed))
 
 
+def run_cell_with_games(
+    cell: tuple[str, int, str], seeds: int, cap: int
+) -> tuple[CellResult, Games]:
+    """``run_cell`` that also hands back the games (for paired comparisons)."""
+    games = play_games(cell, seeds, cap)
+    return summarise(cell, games), games
+
+
 def paired_difference(a: Games, b: Games) -> tuple[float, float, float]:
     """Mean of a's guesses minus b's over the same seeds, with a normal 95% interval: the
     games share decks and card streams, so the pairs cancel most of the deck-to-deck noise."""

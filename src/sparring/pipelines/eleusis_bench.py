@@ -1,7 +1,10 @@
 """The ``eleusis_bench`` pipeline: decks x starting harma x scientists as Ray tasks.
 
-One task per cell plays ``seeds`` games; results go to a Parquet table, a summary table, MLflow
-metrics per cell and a plot of each scientist's guesses relative to the oracle.
+One task per cell plays ``seeds`` games; results go to a Parquet table (one row per cell), a
+second one with every game, a summary table, MLflow metrics per cell and a plot of each
+scientist's guesses relative to the oracle. When the report's baseline (``frequency``) is in the
+grid, every other scientist is compared with it game by game: game i of every cell is the same
+deck and card stream, so the paired difference is the fair comparison.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 from omegaconf import DictConfig
 
-from sparring.eleusis.bench import CellResult, run_cell
+from sparring.eleusis.bench import CellResult, Games, paired_difference, run_cell_with_games
 from sparring.eleusis.decks import parse_deck
 from sparring.eleusis.informed import hypotheses
 from sparring.eleusis.scientists import NAMES, parse_scientist
@@ -48,6 +51,61 @@ RESULTS_SPEC = DatasetSpec(
         ]
     ),
 )
+
+
+GAMES_SPEC = DatasetSpec(
+    name="eleusis_bench_games",
+    version=1,
+    schema=pa.schema(
+        [
+            ("deck", pa.string()),
+            ("h0", pa.int64()),
+            ("scientist", pa.string()),
+            ("seed", pa.int64()),  # deck instance and card stream
+            ("guesses", pa.int64()),
+            ("finished", pa.bool_()),
+            ("pseudo_regret", pa.float64()),  # sum of d* - d(guess) over the game
+            ("oracle_expected", pa.float64()),  # on this deck (inf: it cannot finish)
+        ]
+    ),
+)
+BASELINE = "frequency"  # the report's scientist: the others are compared with it game by game
+
+
+def games_path(output: Path) -> Path:
+    """Where the per-game table goes: next to the results, ``<name>_games.parquet``."""
+    return output.with_name(f"{output.stem}_games{output.suffix or '.parquet'}")
+
+
+def _games_table(cells: list[tuple[str, int, str]], games: list[Games]) -> pa.Table:
+    rows = [
+        {
+            "deck": deck,
+            "h0": h0,
+            "scientist": scientist,
+            "seed": seed,
+            "guesses": int(g.guesses[seed]),
+            "finished": bool(g.finished[seed]),
+            "pseudo_regret": float(g.regret_sum[seed]),
+            "oracle_expected": float(g.oracle_expected[seed]),
+        }
+        for (deck, h0, scientist), g in zip(cells, games, strict=True)
+        for seed in range(len(g.guesses))
+    ]
+    return pa.Table.from_pylist(rows, schema=GAMES_SPEC.schema)
+
+
+def versus_baseline(
+    cells: list[tuple[str, int, str]], games: list[Games]
+) -> dict[tuple[str, int, str], tuple[float, float, float]]:
+    """Per cell other than the baseline's: mean guesses minus the baseline's on the same games,
+    with a 95% interval; empty when the baseline is not in the grid."""
+    by_cell = dict(zip(cells, games, strict=True))
+    return {
+        (deck, h0, scientist): paired_difference(g, by_cell[(deck, h0, BASELINE)])
+        for (deck, h0, scientist), g in by_cell.items()
+        if scientist != BASELINE and (deck, h0, BASELINE) in by_cell
+    }
 
 
 def _spec_list(cfg, key: str, parse, hint: str) -> list[str]:
@@ -82,6 +140,13 @@ def parse_config(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _paired_text(difference: tuple[float, float, float] | None) -> str:
+    if difference is None:
+        return ""
+    mean, low, high = difference
+    return f"{mean:+,.1f} [{low:+,.1f}, {high:+,.1f}]"
+
+
 def _metric_name(*parts: object) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-/ ]", "_", "/".join(str(p) for p in parts))
 
@@ -92,21 +157,21 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
     cells = [(d, h, s) for d in job["decks"] for h in job["h0"] for s in job["scientists"]]
     with tracked_run(cfg, "eleusis_bench") as mlrun:
         start = time.perf_counter()
-        results: list[CellResult] = parallel_map(
-            run_cell,
+        played: list[tuple[CellResult, Games]] = parallel_map(
+            run_cell_with_games,
             cells,
             shared={"seeds": job["seeds"], "cap": job["cap"]},
             description=f"eleusis: {len(cells)} cells x {job['seeds']} games",
         )
         wall = time.perf_counter() - start
+        results = [result for result, _ in played]
+        games = [g for _, g in played]
         table = pa.Table.from_pylist([r.as_row() for r in results], schema=RESULTS_SPEC.schema)
-        write_table(
-            table,
-            job["output"],
-            RESULTS_SPEC,
-            config_hash=config_hash({k: str(v) for k, v in job.items()}),
-            seed=0,
-        )
+        digest = config_hash({k: str(v) for k, v in job.items()})
+        write_table(table, job["output"], RESULTS_SPEC, config_hash=digest, seed=0)
+        per_game = games_path(job["output"])
+        write_table(_games_table(cells, games), per_game, GAMES_SPEC, config_hash=digest, seed=0)
+        paired = versus_baseline(cells, games)
         metrics: dict[str, float] = {"cells": len(cells), "wall_s": wall}
         for r in results:
             base = _metric_name(r.deck, r.h0, r.scientist)
@@ -117,6 +182,11 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
                 metrics[f"{base}/regret"] = r.regret
             if np.isfinite(r.pseudo_regret):
                 metrics[f"{base}/pseudo_regret"] = r.pseudo_regret
+            if (r.deck, r.h0, r.scientist) in paired:
+                mean, low, high = paired[(r.deck, r.h0, r.scientist)]
+                metrics[f"{base}/minus_baseline"] = mean
+                metrics[f"{base}/minus_baseline_low"] = low
+                metrics[f"{base}/minus_baseline_high"] = high
         mlrun.log_metrics(metrics)
         rows = [
             [
@@ -127,16 +197,19 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
                 f"{r.oracle_expected:,.1f}",
                 f"{r.dnf_rate:.2f}",
                 f"{r.guesses_per_s:,.0f}",
+                _paired_text(paired.get((r.deck, r.h0, r.scientist))),
             ]
             for r in results
         ]
         text = print_table(
             "Eleusis: guesses per game",
-            ["deck", "H0", "scientist", "mean ± s.e.", "oracle E", "DNF", "guesses/s"],
+            ["deck", "H0", "scientist", "mean ± s.e.", "oracle E", "DNF", "guesses/s",
+             f"- {BASELINE} (95%)"],
             rows,
-        )
+        )  # fmt: skip
         mlrun.log_text(text, "summary.txt")
         mlrun.log_artifact(job["output"], "data")
+        mlrun.log_artifact(per_game, "data")
         with tempfile.TemporaryDirectory() as tmp:
             ratio = {s: [] for s in job["scientists"]}
             labels = []
@@ -156,5 +229,7 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
             )
             mlrun.log_artifact(plot)
     uri = str((cfg.get("tracking") or {}).get("uri", "sqlite:///mlflow.db"))
-    print_locations({"results": job["output"].resolve()}, uri, mlrun.run_id)
+    print_locations(
+        {"results": job["output"].resolve(), "games": per_game.resolve()}, uri, mlrun.run_id
+    )
     return {"output": job["output"], "run_id": mlrun.run_id, "results": results}

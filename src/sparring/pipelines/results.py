@@ -21,6 +21,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     "search_bench": ("depth_in_*/full", "nps_start/full"),
     "eleusis_bench": (
         "spike_alpha_0.5/100/kl_ucb/mean_guesses",
+        "spike_alpha_0.5/100/kl_ucb/minus_baseline",
         "spike_alpha_0.5/100/oracle/mean_guesses",
     ),
     "retrain": ("edge_bb100", "promoted"),
