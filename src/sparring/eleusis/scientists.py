@@ -216,6 +216,13 @@ def kl_ucb(a, b, bound):
             return p
         if step < 1e-12:
             break
+    # Near 1, (1 - q) keeps few significant digits and Newton can stop a few ulps above the
+    # root, outside the bound: step down until it holds (once is enough).
+    for _ in range(8):
+        f = n * (p * math.log(p / q) + (1.0 - p) * math.log((1.0 - p) / (1.0 - q))) - bound
+        if f <= 1e-12 * bound:
+            break
+        q = p + (q - p) * (1.0 - 1e-9)
     return q
 
 
