@@ -17,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import parser, report
 
-from sparring.eleusis.bench import paired_difference, play_games, run_cell, summarise
+from sparring.eleusis.bench import BASELINE, play_games, run_cell, summarise, versus_baseline
 from sparring.eleusis.scientists import LEARNERS, NAMES
 
 # deck -> games per cell: the easy decks' games are short and their differences small (a few
@@ -60,12 +60,12 @@ def main() -> None:
             figures[f"{deck}|{name}|ratio_to_oracle"] = round(ratio, 3)
             figures[f"{deck}|{name}|guesses_per_s"] = round(cell.guesses_per_s)
         figures[f"{deck}|oracle_expected"] = round(oracle, 1)
-        if "frequency" not in games:
-            continue
-        for name in (n for n in games if n.split(":")[0] in LEARNERS and n != "frequency"):
-            mean, low, high = paired_difference(games[name], games["frequency"])
+        paired = versus_baseline([(deck, h0, n) for n in games], list(games.values()))
+        for (_, _, name), (mean, low, high) in paired.items():
+            if name.split(":")[0] not in LEARNERS:
+                continue  # the references are not competing with the baseline
             rows.append(
-                (f"{deck} / {name} - frequency: guesses", mean, f"95% [{low:,.1f}, {high:,.1f}]")
+                (f"{deck} / {name} - {BASELINE}: guesses", mean, f"95% [{low:,.1f}, {high:,.1f}]")
             )
             figures[f"{deck}|{name}|minus_baseline"] = [round(x, 1) for x in (mean, low, high)]
     report(f"eleusis scientists (H0 = {h0})", rows, figures)

@@ -49,6 +49,11 @@ class Games:
     oracle_expected: np.ndarray  # the optimal policy's expected guesses on deck i (inf: cannot)
     drift: np.ndarray  # d* of deck i
     elapsed: float  # seconds spent playing (deck set-up excluded)
+    first_seed: int = 0
+
+    @property
+    def seeds(self) -> np.ndarray:
+        return np.arange(self.first_seed, self.first_seed + len(self.guesses))
 
 
 @lru_cache(maxsize=8192)
@@ -86,7 +91,13 @@ def play_games(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int
         np.array(col) for col in zip(*rows, strict=True)
     )
     return Games(
-        guesses.astype(np.int64), finished.astype(bool), regret_sum, oracle, drift, elapsed
+        guesses.astype(np.int64),
+        finished.astype(bool),
+        regret_sum,
+        oracle,
+        drift,
+        elapsed,
+        first_seed,
     )
 
 
@@ -125,6 +136,22 @@ def run_cell_with_games(
     """``run_cell`` that also hands back the games (for paired comparisons)."""
     games = play_games(cell, seeds, cap)
     return summarise(cell, games), games
+
+
+BASELINE = "frequency"  # the report's scientist: the others are compared with it game by game
+
+
+def versus_baseline(
+    cells: list[tuple[str, int, str]], games: list[Games]
+) -> dict[tuple[str, int, str], tuple[float, float, float]]:
+    """Per cell other than the baseline's: mean guesses minus the baseline's on the same games,
+    with a 95% interval; empty when the baseline is not in the grid."""
+    by_cell = dict(zip(cells, games, strict=True))
+    return {
+        (deck, h0, scientist): paired_difference(g, by_cell[(deck, h0, BASELINE)])
+        for (deck, h0, scientist), g in by_cell.items()
+        if scientist != BASELINE and (deck, h0, BASELINE) in by_cell
+    }
 
 
 def paired_difference(a: Games, b: Games) -> tuple[float, float, float]:

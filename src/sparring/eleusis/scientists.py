@@ -207,23 +207,28 @@ def kl_ucb(a, b, bound):
         1.0 - 1e-12,
     )
     for _ in range(60):
-        f = n * (p * math.log(p / q) + (1.0 - p) * math.log((1.0 - p) / (1.0 - q))) - bound
-        if f <= 1e-12 * bound:
-            break
-        step = f * q * (1.0 - q) / (n * (q - p))
+        excess = _kl_excess(n, p, q, bound)
+        if excess <= 1e-12 * bound:
+            return q
+        step = excess * q * (1.0 - q) / (n * (q - p))
         q -= step
         if q <= p:
             return p
         if step < 1e-12:
             break
-    # Near 1, (1 - q) keeps few significant digits and Newton can stop a few ulps above the
-    # root, outside the bound: step down until it holds (once is enough).
+    # Stopped on a tiny step: near 1, (1 - q) keeps few significant digits and Newton can stop
+    # a few ulps above the root, outside the bound; step down until it holds (once is enough).
     for _ in range(8):
-        f = n * (p * math.log(p / q) + (1.0 - p) * math.log((1.0 - p) / (1.0 - q))) - bound
-        if f <= 1e-12 * bound:
+        if _kl_excess(n, p, q, bound) <= 1e-12 * bound:
             break
         q = p + (q - p) * (1.0 - 1e-9)
     return q
+
+
+@njit(cache=True)
+def _kl_excess(n, p, q, bound):
+    """n·KL(p, q) - bound for Bernoulli rates."""
+    return n * (p * math.log(p / q) + (1.0 - p) * math.log((1.0 - p) / (1.0 - q))) - bound
 
 
 @njit(cache=True)

@@ -19,7 +19,13 @@ import numpy as np
 import pyarrow as pa
 from omegaconf import DictConfig
 
-from sparring.eleusis.bench import CellResult, Games, paired_difference, run_cell_with_games
+from sparring.eleusis.bench import (
+    BASELINE,
+    CellResult,
+    Games,
+    run_cell_with_games,
+    versus_baseline,
+)
 from sparring.eleusis.decks import parse_deck
 from sparring.eleusis.informed import hypotheses
 from sparring.eleusis.scientists import NAMES, parse_scientist
@@ -69,7 +75,6 @@ GAMES_SPEC = DatasetSpec(
         ]
     ),
 )
-BASELINE = "frequency"  # the report's scientist: the others are compared with it game by game
 
 
 def games_path(output: Path) -> Path:
@@ -83,29 +88,16 @@ def _games_table(cells: list[tuple[str, int, str]], games: list[Games]) -> pa.Ta
             "deck": deck,
             "h0": h0,
             "scientist": scientist,
-            "seed": seed,
-            "guesses": int(g.guesses[seed]),
-            "finished": bool(g.finished[seed]),
-            "pseudo_regret": float(g.regret_sum[seed]),
-            "oracle_expected": float(g.oracle_expected[seed]),
+            "seed": int(seed),
+            "guesses": int(g.guesses[i]),
+            "finished": bool(g.finished[i]),
+            "pseudo_regret": float(g.regret_sum[i]),
+            "oracle_expected": float(g.oracle_expected[i]),
         }
         for (deck, h0, scientist), g in zip(cells, games, strict=True)
-        for seed in range(len(g.guesses))
+        for i, seed in enumerate(g.seeds)
     ]
     return pa.Table.from_pylist(rows, schema=GAMES_SPEC.schema)
-
-
-def versus_baseline(
-    cells: list[tuple[str, int, str]], games: list[Games]
-) -> dict[tuple[str, int, str], tuple[float, float, float]]:
-    """Per cell other than the baseline's: mean guesses minus the baseline's on the same games,
-    with a 95% interval; empty when the baseline is not in the grid."""
-    by_cell = dict(zip(cells, games, strict=True))
-    return {
-        (deck, h0, scientist): paired_difference(g, by_cell[(deck, h0, BASELINE)])
-        for (deck, h0, scientist), g in by_cell.items()
-        if scientist != BASELINE and (deck, h0, BASELINE) in by_cell
-    }
 
 
 def _spec_list(cfg, key: str, parse, hint: str) -> list[str]:
