@@ -2,19 +2,10 @@
 
 python pipelines/evolve.py                                    # conf/evolve.yaml
 python pipelines/evolve.py ga.population=64 ga.generations=30 deals.train=400
-python pipelines/evolve.py resume=true                        # continue a killed run
-"""
-
-import hydra
-from omegaconf import DictConfig
+python pipelines/evolve.py resume=true                        # continue a killed run"""
 
 from sparring.pipelines.evolve import run
-
-
-@hydra.main(version_base="1.3", config_path="../conf", config_name="evolve")
-def main(cfg: DictConfig) -> None:
-    run(cfg)
-
+from sparring.runtime.app import launch
 
 if __name__ == "__main__":
-    main()
+    launch(__file__, "evolve", run, resumable=lambda config: config.resume)

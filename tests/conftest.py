@@ -12,9 +12,7 @@ _ROOT = str(Path(__file__).resolve().parent.parent)
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
 
 import pytest  # noqa: E402
-from hydra import compose, initialize_config_dir  # noqa: E402
 from hypothesis import settings  # noqa: E402
-from omegaconf import OmegaConf  # noqa: E402
 
 settings.register_profile("ci", deadline=None, max_examples=60)
 settings.load_profile("ci")
@@ -42,18 +40,17 @@ def mlflow_store(tmp_path_factory):
     }
 
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
-
-
 @pytest.fixture
 def pipeline_config(mlflow_store, tmp_path):
-    """``pipeline_config("equity", "trials=10")`` -> the composed config (tracking = session)."""
+    """``pipeline_config("equity", "trials=10")`` -> the typed config the pipeline gets, with
+    tracking in the session's MLflow store; a bad value raises ``ConfigError`` here."""
+    from sparring.config import to_typed
+    from tests.configs import compose_config
 
     def make(name: str, *overrides: str):
-        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-            cfg = compose(config_name=name, overrides=list(overrides))
-        OmegaConf.set_struct(cfg, False)
-        cfg.tracking = OmegaConf.create(dict(mlflow_store))
-        return cfg
+        cfg = compose_config(name, *overrides)
+        cfg.tracking.uri = mlflow_store["uri"]
+        cfg.tracking.artifact_root = mlflow_store["artifact_root"]
+        return to_typed(cfg)
 
     return make

@@ -36,8 +36,8 @@ def test_exact_on_the_river(capsys):
         (["equity", "AsKx"], "unknown suit 'x'"),
         (["equity", "AsKs", "--board", "As7c2d"], "duplicate card As in hero and board"),
         (["equity", "AsK"], "odd number of characters"),
-        (["equity", "AsKs", "--opponents", "23"], "--opponents 23: must be in 1..22"),
-        (["equity", "AsKs", "--trials", "0"], "--trials 0: must be a positive integer"),
+        (["equity", "AsKs", "--opponents", "23"], "--opponents: 23 is not allowed: expected an"),
+        (["equity", "AsKs", "--trials", "0"], "--trials: 0 is not allowed: expected an integer"),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args, message):

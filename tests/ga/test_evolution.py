@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sparring.ga import checkpoint
-from sparring.ga.evolution import GAConfig, initial_state, run_generation
+from sparring.ga.evolution import GAParams, initial_state, run_generation
 from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
 from sparring.poker.deals import generate_deals
 
@@ -38,7 +38,7 @@ def results(history):
     return [{k: v for k, v in r.items() if k not in TIMING} for r in history]
 
 
-CFG = GAConfig(population=10, trainer_size=N - 1, seed=5, mutation_genes=5, variance=0.2)
+CFG = GAParams(population=10, trainer_size=N - 1, seed=5, mutation_genes=5, variance=0.2)
 
 
 def test_resume_from_checkpoint_equals_uninterrupted(deals, tmp_path):

@@ -3,7 +3,7 @@
 import pytest
 
 from sparring.mus.cards import parse_faces
-from sparring.mus.game import DISCARD, MUS, NO_MUS, MusConfig, MusGame
+from sparring.mus.game import DISCARD, MUS, NO_MUS, DiscardOrder, MusConfig, MusGame
 from sparring.mus.lance import ENVIDO, PASO, Action, IllegalActionError, Lance
 from sparring.mus.scoring import Count, Table, count_hand
 from sparring.mus.strength import multisets
@@ -105,3 +105,24 @@ def test_reveal_at_end_can_be_turned_off():
         state.apply_action(Action("ordago"))
         state.apply_action(Action("quiero"))
         assert any(e.kind == "reveal" for e in state.events) == reveal
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("discard_order", "postre-first", "expected one of mano_first, postre_first"),
+        ("reshuffle", "all", "expected one of all_discards, keep_last_players_own"),
+        ("response_model", "joint", "expected one of sequential, pair_joint"),
+        ("target", 0, "target=0 is not allowed"),
+        ("max_mus_rounds", 0, "max_mus_rounds=0"),
+    ],
+)
+def test_a_misspelt_or_impossible_option_is_refused(field, value, message):
+    with pytest.raises(ValueError, match=message):
+        MusConfig(**{field: value})
+
+
+def test_options_given_as_text_become_their_enums():
+    config = MusConfig(discard_order="postre_first")
+    assert config.discard_order is DiscardOrder.postre_first
+    assert config.discard_order == "postre_first"

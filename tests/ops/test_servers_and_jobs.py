@@ -97,6 +97,10 @@ def test_job_submitted_to_a_real_head_succeeds_and_logs_to_mlflow(tmp_path):
             "--num-cpus=2",
             "--dashboard-host=127.0.0.1",
             f"--dashboard-port={dash}",
+            # Its own agent port: the default (52365) is taken by the test session's Ray, and
+            # an agent that cannot bind leaves the head with "No available agent to submit job".
+            f"--dashboard-agent-listen-port={free_port()}",
+            "--node-ip-address=127.0.0.1",
             "--include-dashboard=true",
             "--block",
         ],

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 
-from sparring.ga.registry import load_registered, log_champion, register
 from sparring.pipelines.compare import compare
 from sparring.pipelines.retrain import run as retrain
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.runtime.config import ConfigError
+from sparring.runtime.registry import load_registered, log_champion, register
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,7 @@ def test_two_point_sweep_is_grouped_under_a_parent_run(tmp_path):
     assert len(table.runs) == 2 and table.plot.exists()
     stderr = [r["metrics"]["mean_stderr"] for r in table.runs]
     assert stderr == sorted(stderr, reverse=True)  # ranked by the metric
-    with pytest.raises(ConfigError, match="no such experiment"):
+    with pytest.raises(ConfigError, match="experiment=nope is not allowed: expected an experiment"):
         compare(db, "nope", "x")
 
 

@@ -5,6 +5,9 @@ from pathlib import Path
 import pytest
 from hydra import compose, initialize_config_dir
 
+from sparring.config import to_typed
+from tests.configs import compose_config
+
 CONF = Path(__file__).resolve().parents[2] / "conf"
 PRESETS = {
     "ga_operators": "evolve",
@@ -32,9 +35,14 @@ def test_presets_compose_and_their_points_parse(preset, pipeline):
         override = parser.parse_override(f"{key}={values}")
         points = list(override.sweep_iterator()) if override.is_sweep_override() else [values]
         assert len(points) >= 2, (preset, key)
-        if preset == "eleusis_priors":
-            from sparring.eleusis.scientists import parse_scientist
+        for point in points:  # every point is a valid config of the pipeline's schema
+            typed = compose_config(pipeline, f"{key}={_text(point)}")
+            assert to_typed(typed) is not None, (preset, key, point)
 
-            for point in points:
-                for spec in point:
-                    parse_scientist(getattr(spec, "text", spec))  # quoted strings unwrap
+
+def _text(point) -> str:
+    """A sweep point as override text again (quoted strings unwrap to their text)."""
+    if isinstance(point, list):
+        return "[" + ",".join(_text(p) for p in point) + "]"
+    text = getattr(point, "text", point)
+    return f"'{text}'" if isinstance(text, str) and ("=" in text or ":" in text) else str(text)

@@ -1,13 +1,15 @@
 """The eleusis_bench pipeline end to end on a tiny grid: real Ray, Parquet and MLflow."""
 
+import re
+
 import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.eleusis.bench import paired_difference, play_games, run_cell
 from sparring.pipelines.eleusis_bench import GAMES_SPEC, RESULTS_SPEC, games_path, run
-from sparring.runtime.config import ConfigError
 from sparring.runtime.datasets import read_table
+from tests.configs import config_error
 
 DECKS = "decks=['spike:alpha=0.8',best_ne_mode]"  # Hydra: quote a value holding '='
 SCIENTISTS = "scientists=[frequency,kl_ucb,informed,oracle]"
@@ -46,13 +48,12 @@ def test_tiny_grid_matches_the_cells_played_serially(ray_session, pipeline_confi
 @pytest.mark.parametrize(
     ("overrides", "message"),
     [
-        (("decks=['zipf:s=2']", SCIENTISTS), "informed: .*'zipf:s=2' draws with rng.permutation"),
+        (("decks=['zipf:s=2']", SCIENTISTS), "decks=zipf:s=2 .*draws with rng.permutation"),
         (("decks=['spike:beta=1']",), "spike takes alpha, not 'beta'"),
         (("scientists=[genius]",), "unknown scientist 'genius'"),
-        (("scientists=kl_ucb",), "expected a list"),
-        (("seeds=0",), "seeds"),
+        (("scientists=kl_ucb",), "scientists=kl_ucb is not allowed"),
+        (("seeds=0",), "seeds=0 is not allowed"),
     ],
 )
-def test_bad_configs_are_refused_before_any_work(pipeline_config, overrides, message):
-    with pytest.raises(ConfigError, match=message):
-        run(pipeline_config("eleusis_bench", *overrides))
+def test_bad_configs_are_refused_before_any_work(overrides, message):
+    assert re.search(message, config_error("eleusis_bench", *overrides))

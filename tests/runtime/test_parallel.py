@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sparring.runtime.parallel import parallel_map
-from sparring.runtime.seeding import task_rng
+from sparring.seeding import task_rng
 
 
 def draw(key, seed):

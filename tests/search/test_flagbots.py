@@ -8,8 +8,6 @@ from sparring.search.flagbots import (
     COUNT0,
     COUNT1,
     MAX_MOVES,
-    NORTH,
-    SOUTH,
     FlagBotsConfig,
     full_hash,
     generate,
@@ -28,22 +26,8 @@ def test_perft_from_the_default_start():
     assert sum(m % 9 == 8 for m in moves) == 7 and len(moves) == 48
 
 
-def put(pos, cells):
-    """Clear the board and place robots: {"c2": "S", "d3": "N", ...}."""
-    w = pos.cfg.width
-    pos.st[BOARD : BOARD + w * pos.cfg.height][pos.st[BOARD : BOARD + w * pos.cfg.height] != 3] = 0
-    counts = [0, 0]
-    for name, who in cells.items():
-        cell = (int(name[1:]) - 1) * w + ord(name[0]) - ord("a")
-        pos.st[BOARD + cell] = SOUTH if who == "S" else NORTH
-        counts[who == "N"] += 1
-    pos.st[COUNT0], pos.st[COUNT1] = counts
-    pos.key = int(full_hash(pos.st, pos.zob))
-
-
 def test_blast_with_friendly_fire_and_undo():
-    pos = Position()
-    put(pos, {"d4": "S", "e4": "S", "e5": "N", "c3": "N", "a1": "S", "i9": "N"})
+    pos = Position.from_text("8N/9/9/9/4N4/3SS4/2N6/9/S8 s 80")
     before, key = pos.st.copy(), pos.key
     pos.apply_action(pos.parse_move("x d4"))
     board = pos.render()
@@ -54,8 +38,7 @@ def test_blast_with_friendly_fire_and_undo():
 
 
 def test_entering_the_enemy_flag_wins_and_own_flag_is_banned():
-    pos = Position()
-    put(pos, {"e8": "S", "d2": "S", "a9": "N", "b9": "N"})
+    pos = Position.from_text("NN7/4S4/9/9/9/9/9/3S5/9 s 80")
     with pytest.raises(IllegalMoveError, match="may not enter its own flag"):
         pos.parse_move("d2-e1")
     pos.apply_action(pos.parse_move("e8-e9"))
@@ -63,16 +46,13 @@ def test_entering_the_enemy_flag_wins_and_own_flag_is_banned():
 
 
 def test_annihilation_and_limit_scoring():
-    pos = Position()
-    put(pos, {"d4": "S", "d5": "N", "a1": "S"})
+    pos = Position.from_text("9/9/9/9/3N5/3S5/9/9/S8 s 80")
     pos.apply_action(pos.parse_move("x d4"))
     assert pos.returns() == (1, -1) and pos.reason == "annihilation"
-    pos = Position()
-    put(pos, {"d4": "S", "d5": "N"})
+    pos = Position.from_text("9/9/9/9/3N5/3S5/9/9/9 s 80")
     pos.apply_action(pos.parse_move("x d4"))
     assert pos.is_terminal() and pos.returns() == (0, 0) and pos.reason == "annihilation"
-    short = Position(FlagBotsConfig(limit=2))
-    put(short, {"e5": "S", "a8": "N"})  # equal counts: South is nearer the flag
+    short = Position.from_text("9/N8/9/9/4S4/9/9/9/9 s 2")  # equal counts: South is nearer
     short.apply_action(short.parse_move("e5-e6"))
     short.apply_action(short.parse_move("a8-a7"))
     assert short.is_terminal() and short.reason == "limit" and short.returns() == (1, -1)
@@ -80,8 +60,8 @@ def test_annihilation_and_limit_scoring():
 
 def test_walls_block_moves_and_change_mtf():
     cfg = FlagBotsConfig.wall_row()
-    pos = Position(cfg)
-    put(pos, {"b4": "S", "a9": "N"})
+    pos = Position.from_text("N8/9/9/9/1###1###1/1S7/9/9/9 s 80")
+    assert pos.cfg == cfg
     with pytest.raises(IllegalMoveError, match="is a wall"):
         pos.parse_move("b4-b5")
     mtf = mtf_table(cfg, 0)
@@ -151,3 +131,47 @@ def test_pruning_skips_exactly_the_harmless_blasts():
                 for dy in (-1, 0, 1)
             )
             assert (m in skipped) == (not hits)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "9/1NNNNNNN1/9/9/9/9/9/1SSSSSSS1/9 s 80",
+        "5/N3N/1SNS1/5/S3S n 10",
+        "7/1NNNNN1/7/##2###/7/1SSSSS1/7 s 30",
+    ],
+)
+def test_position_text_round_trips(text):
+    pos = Position.from_text(text)
+    assert pos.to_text() == text
+    moves = pos.legal_actions()
+    pos.apply_action(moves[0])
+    again = Position.from_text(pos.to_text())  # the same board, side and plies left
+    assert again.to_text() == pos.to_text()
+    assert again.legal_actions() == pos.legal_actions()
+
+
+def test_a_finished_position_from_text_knows_it_is_over():
+    won = Position.from_text("4S4/9/9/9/9/9/9/1N7/9 n 10")  # South stands on North's flag
+    assert won.is_terminal() and won.returns() == (1, -1) and won.reason == "flag"
+    assert won.legal_actions() == []
+    alone = Position.from_text("9/9/9/9/9/9/9/1S7/9 n 10")
+    assert alone.is_terminal() and alone.reason == "annihilation"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("9/9 s 80", "sides must be in 5..32"),
+        ("5/1NNN1/5/1SSS1/5 x 10", "side to move is s or n"),
+        ("5/1NNN1/5/1SSS1/5 s 0", "plies left must be an integer >= 1"),
+        ("5/1NXN1/5/1SSS1/5 s 10", "'X' is not S, N, #"),
+        ("5/1NN1/5/1SSS1/5 s 10", "every row must have 5 cells"),
+        ("5/#NNN1/5/1SSS1/5 s 10", "on a start or flag row"),
+        ("5/1NNN1/5/1SSS1/2S2 s 10", "on its own flag"),
+        ("5/1NNN1/5/1SSS1/5", "expected '<rows> <side> <plies left>'"),
+    ],
+)
+def test_bad_position_text_says_what_is_wrong(text, message):
+    with pytest.raises(ValueError, match=message):
+        Position.from_text(text)

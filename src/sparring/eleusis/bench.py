@@ -82,20 +82,20 @@ def play_games(cell: tuple[str, int, str], seeds: int, cap: int, first_seed: int
     for seed in range(first_seed, first_seed + seeds):
         p, drift, oracle, policy = deck_instance(deck, seed, h0)
         start = time.perf_counter()
-        n, finished, regret_sum = play_game(
+        n, done, regret = play_game(
             kind, param, deck_cdf(p), p, policy, hyps, h0, cap, game_stream(seed), seed
         )
         elapsed += time.perf_counter() - start
-        rows.append((n, finished, regret_sum, oracle, drift))
-    guesses, finished, regret_sum, oracle, drift = (
-        np.array(col) for col in zip(*rows, strict=True)
+        rows.append((n, done, regret, oracle, drift))
+    guesses, finished, regret_sums, oracles, drifts = (
+        np.asarray(col) for col in zip(*rows, strict=True)
     )
     return Games(
         guesses.astype(np.int64),
         finished.astype(bool),
-        regret_sum,
-        oracle,
-        drift,
+        regret_sums,
+        oracles,
+        drifts,
         elapsed,
         first_seed,
     )

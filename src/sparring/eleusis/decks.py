@@ -11,7 +11,7 @@ from collections.abc import Callable
 import numpy as np
 
 from sparring.eleusis.cards import N_CARDS, card_index
-from sparring.runtime.seeding import task_rng
+from sparring.seeding import task_rng
 
 
 def _normalise(p: np.ndarray) -> np.ndarray:

@@ -12,7 +12,7 @@ import numpy as np
 
 from sparring.eleusis.cards import N_CARDS, feedback_code, harma_change
 from sparring.eleusis.scientists import draw_card
-from sparring.rng import seed_state, stream_state
+from sparring.seeding import seed_state, stream_state
 
 DEFAULT_HARMA = 100
 CAP = 1_000_000

@@ -89,11 +89,12 @@ def run_referee(game: EleusisGame, command: Sequence[str]) -> RefereeResult:
     except OSError as exc:
         return RefereeResult("invalid", 0, game.harma, f"cannot start {command[0]!r}: {exc}")
     assert proc.stdin is not None and proc.stdout is not None
+    stdin = proc.stdin
 
     def write(line: str) -> None:
         try:
-            proc.stdin.write(line)
-            proc.stdin.flush()
+            stdin.write(line)
+            stdin.flush()
         except BrokenPipeError:
             pass  # the next read reports that the scientist stopped
 

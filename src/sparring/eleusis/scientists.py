@@ -37,6 +37,7 @@ from numba import njit
 from sparring.eleusis.cards import N_CARDS, feedback_code, harma_change
 from sparring.eleusis.informed import hypotheses, informed_choose, informed_observe
 from sparring.eleusis.theory import best_card, d_values
+from sparring.seeding import next_u64, uniform
 
 NAMES = (
     "frequency",
@@ -321,12 +322,8 @@ def observe(kind, param, guess, code, hyps, post, weights, ab, groups, scal):
 @njit(cache=True)
 def draw_card(cdf, state):
     """One card from the deck's cumulative distribution; returns (new state, card)."""
-    state = state + np.uint64(0x9E3779B97F4A7C15)
-    z = state
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    u = float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    state, bits = next_u64(state)
+    u = uniform(bits)
     card = np.searchsorted(cdf, u, side="right")
     return state, min(card, N_CARDS - 1)
 
@@ -384,7 +381,9 @@ class Scientist:
             raise ValueError(f"the {name} needs the deck's distribution")
         if name == "informed" and family is None:
             raise ValueError("the informed reference needs the deck's family")
-        self.hyps = hypotheses(family) if name == "informed" else NO_HYPOTHESES
+        self.hyps = NO_HYPOTHESES
+        if name == "informed" and family is not None:
+            self.hyps = hypotheses(family)
         self.post = np.full(len(self.hyps), 1.0 / len(self.hyps))
         self.kind = NAMES.index(name)
         self.param = DEFAULT_PARAM[name] if param is None else float(param)
@@ -407,7 +406,7 @@ class Scientist:
     def guess(self) -> int:
         told = (self.p_true, self.policy)  # what the oracle and the optimal policy know
         self._last = int(
-            choose(self.kind, self.param, self.harma, *told, *self._belief(), self.scratch)
+            choose(self.kind, self.param, self.harma, *told, *self._belief(), self.scratch)  # type: ignore[call-arg]
         )
         return self._last
 

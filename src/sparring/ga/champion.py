@@ -22,7 +22,7 @@ class TableResult:
 
 def per_deal_ci(net_per_deal: np.ndarray, hands_per_deal: int) -> tuple[float, float, float]:
     """Mean bb/100 and its 95% normal interval from per-deal results."""
-    x = bb_per_100(net_per_deal, hands_per_deal)
+    x = np.asarray(bb_per_100(net_per_deal, hands_per_deal))
     mean = float(x.mean())
     half = 1.96 * float(x.std(ddof=1)) / np.sqrt(len(x)) if len(x) > 1 else float("inf")
     return mean, float(mean - half), float(mean + half)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from sparring.ga.operators import (
 )
 from sparring.ga.trainers import TrainerChange, update_trainers
 from sparring.poker.bots import baseline_table
-from sparring.runtime.seeding import seed_sequence
+from sparring.seeding import seed_sequence
 
 # evaluate(population, trainers) -> (fitness bb/100 (P,), used (P, 540), hands played)
 Evaluate = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, int]]
@@ -32,9 +33,16 @@ Evaluate = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, int]
 Challenge = Callable[[np.ndarray, np.ndarray], tuple[float, np.ndarray]]
 
 
+class TrainerStart(StrEnum):
+    """Where the trainer set starts: random players, or a mixed table of the baselines."""
+
+    random = "random"
+    baselines = "baselines"
+
+
 @dataclass(frozen=True)
-class GAConfig:
-    """Settings of the algorithm (validated by the pipeline)."""
+class GAParams:
+    """Settings of the algorithm (the pipeline's ``EvolveConfig`` checks their ranges)."""
 
     population: int = 64
     tournament: int = 3
@@ -75,7 +83,7 @@ class EvolutionState:
     changes: list[dict] = field(default_factory=list)
 
 
-def initial_state(cfg: GAConfig) -> EvolutionState:
+def initial_state(cfg: GAParams) -> EvolutionState:
     """Generation 0: a random population and the starting trainer set."""
     cfg.check()
     rng = np.random.default_rng(seed_sequence(cfg.seed, "evolve"))
@@ -88,7 +96,7 @@ def initial_state(cfg: GAConfig) -> EvolutionState:
         generation=0,
         population=population,
         trainers=trainers,
-        rng_state=rng.bit_generator.state,
+        rng_state=dict(rng.bit_generator.state),
         champion=population[0].copy(),
         champion_fitness=float("nan"),
         used=np.zeros(population.shape[:2], dtype=bool),
@@ -96,7 +104,7 @@ def initial_state(cfg: GAConfig) -> EvolutionState:
 
 
 def seed_with(
-    state: EvolutionState, individual: np.ndarray, fraction: float, cfg: GAConfig
+    state: EvolutionState, individual: np.ndarray, fraction: float, cfg: GAParams
 ) -> EvolutionState:
     """Replace the last ``fraction`` of the population with ``individual``: one exact copy,
     the rest mutated copies (all genes eligible), so evolution starts from a known player."""
@@ -125,7 +133,7 @@ def breed(
     fitness: np.ndarray,
     used: np.ndarray,
     operator: str,
-    cfg: GAConfig,
+    cfg: GAParams,
     rng: np.random.Generator,
 ) -> np.ndarray:
     """The next population: the elite unchanged, then children of tournament-selected pairs,
@@ -150,7 +158,7 @@ def breed(
 
 
 def run_generation(
-    state: EvolutionState, cfg: GAConfig, evaluate: Evaluate, challenge: Challenge
+    state: EvolutionState, cfg: GAParams, evaluate: Evaluate, challenge: Challenge
 ) -> EvolutionState:
     """Evaluate the population, let its best challenge the trainers, breed the next one."""
     start = time.perf_counter()
@@ -199,7 +207,7 @@ def run_generation(
 
 __all__ = [
     "EvolutionState",
-    "GAConfig",
+    "GAParams",
     "TrainerChange",
     "breed",
     "initial_state",

@@ -6,7 +6,7 @@ import numpy as np
 
 from sparring.poker.engine import PlayResult, play_deals
 from sparring.poker.rules import N_GENES
-from sparring.runtime.seeding import task_rng
+from sparring.seeding import task_rng
 
 BIG_BLIND = 2.0
 

@@ -7,12 +7,32 @@ operators that focus on used genes.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 import numpy as np
 
 from sparring.poker.rules import N_GENES
 
-CROSSOVERS = ("half_individual", "half_used", "random_genes", "used_genes")
-POLICIES = ("cycle", "random", "fixed")
+
+class CrossoverOperator(StrEnum):
+    """How two parents' genes are combined (specs/poker.md §7)."""
+
+    half_individual = "half_individual"
+    half_used = "half_used"
+    random_genes = "random_genes"
+    used_genes = "used_genes"
+
+
+class CrossoverPolicy(StrEnum):
+    """Which operator a generation uses: in turn, at random, or always the configured one."""
+
+    cycle = "cycle"
+    random = "random"
+    fixed = "fixed"
+
+
+CROSSOVERS = tuple(op.value for op in CrossoverOperator)
+POLICIES = tuple(policy.value for policy in CrossoverPolicy)
 LOW, HIGH = -100, 100
 
 

@@ -194,6 +194,7 @@ class ModelingBot:
         return self.monitors[seat]
 
     def _opponents(self) -> tuple[int, int]:
+        assert self.seat is not None, "seated at game start"
         return ((self.seat + 1) % 4, (self.seat + 3) % 4)
 
 

@@ -10,17 +10,17 @@ whole log and applied to later predictions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 KINDS = ("win_lance", "bluff")
 _EPS = 1e-6
 
 
-def brier(predictions: Sequence[float], outcomes: Sequence[bool]) -> float:
+def brier(predictions: ArrayLike, outcomes: ArrayLike) -> float:
     """Mean squared error of probabilities against 0/1 outcomes (0 is perfect)."""
     p, y = np.asarray(predictions, float), np.asarray(outcomes, float)
     if p.size == 0:
@@ -29,7 +29,7 @@ def brier(predictions: Sequence[float], outcomes: Sequence[bool]) -> float:
 
 
 def reliability(
-    predictions: Sequence[float], outcomes: Sequence[bool], bins: int = 10
+    predictions: ArrayLike, outcomes: ArrayLike, bins: int = 10
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(mean prediction, observed frequency, count) per equal-width bin; empty bins are NaN."""
     p, y = np.asarray(predictions, float), np.asarray(outcomes, float)
@@ -57,7 +57,7 @@ class PlattScaler:
         z = self.a * float(_logit(np.asarray(p))) + self.b
         return float(1 / (1 + np.exp(-z)))
 
-    def fit(self, predictions: Sequence[float], outcomes: Sequence[bool], l2: float = 1e-2):
+    def fit(self, predictions: ArrayLike, outcomes: ArrayLike, l2: float = 1e-2):
         """Logistic regression of the outcomes on logit(prediction): Newton's method with step
         halving on the penalised log-loss (the ridge towards the identity keeps it finite when
         the outcomes are separable)."""

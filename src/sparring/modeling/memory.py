@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from sparring.modeling.metrics import observations
 from sparring.modeling.model import PlayerModel
@@ -56,7 +57,7 @@ class LanceView:
 
 
 def decisions_from_public(
-    public: Sequence[tuple[str, int | None, object]],
+    public: Sequence[tuple[str, Any, Any]],  # (kind, seat or None, detail)
     scores: list[int],
     juegos: list[int],
     ocho_reyes: bool = True,
@@ -77,9 +78,9 @@ def decisions_from_public(
             revealed = detail
     faces = [[FACES[c % 10] for c in h] for h in revealed] if revealed else []
     flat = [f for h in faces for f in h]
-    pct: dict[int, dict[str, float]] = {}
-    for seat, hand_faces in enumerate(faces):
-        pct[seat] = hand_percentiles(tuple(sorted(hand_faces)), ocho_reyes)
+    pct: dict[int, dict[str, Any]] = {}  # Decision's pct_* fields by seat
+    for s, hand_faces in enumerate(faces):
+        pct[s] = hand_percentiles(tuple(sorted(hand_faces)), ocho_reyes)
     views: dict[str, LanceView] = {}
     declared: dict[str, list[int]] = {"pares": [], "juego": []}
     records: list[Decision] = []

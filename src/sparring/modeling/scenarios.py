@@ -34,7 +34,7 @@ from sparring.modeling.model import PlayerModel
 from sparring.mus.game import MusConfig, MusGame
 from sparring.mus.log import Decision, play_match
 from sparring.mus.players import Player, SyntheticPlayer
-from sparring.runtime.seeding import task_seed
+from sparring.seeding import task_seed
 
 ESTIMATED = (
     "aggression",
@@ -102,7 +102,7 @@ def reference(profile: Mapping[str, Any], hands: int, seed: int) -> dict[str, fl
 
 def estimation(
     profile: Mapping[str, Any], hands: int, seed: int, level: float = 0.9
-) -> list[dict[str, float]]:
+) -> list[dict[str, Any]]:
     """Estimate, credible interval at ``level`` and evidence of every metric after ``hands``
     hands."""
     model = _model_of(play_hands(_table(profile, seed), hands, seed), 1)
@@ -117,7 +117,7 @@ def estimation(
 
 def separation(
     first: Mapping[str, Any], second: Mapping[str, Any], hands: int, seed: int
-) -> list[dict[str, float]]:
+) -> list[dict[str, Any]]:
     """Two profiles at seats 1 and 3 of the same games: per metric the JS divergence between
     their posteriors and whether their 90% intervals are disjoint."""
     records = play_hands(_table(first, seed, {3: second}), hands, seed)

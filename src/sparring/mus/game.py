@@ -12,10 +12,13 @@ punto → reveal and count → next hand, until a team wins the match.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from enum import StrEnum
+from typing import Any
 
 import numpy as np
 
+from sparring.game_api import TERMINAL
 from sparring.mus.cards import FACES, N_CARDS
 from sparring.mus.lance import (
     ORDAGO_QUERIDO,
@@ -31,6 +34,34 @@ MUS_DECISION, DISCARDING, BETTING, MATCH_OVER = "mus_decision", "discard", "bett
 DISCARD_MASKS = tuple(m for m in range(1, 16))  # which of the 4 cards (bit i = card i)
 
 
+class DiscardOrder(StrEnum):
+    """Who discards first after mus: the mano, or the postre (§0 V5)."""
+
+    mano_first = "mano_first"
+    postre_first = "postre_first"
+
+
+class Reshuffle(StrEnum):
+    """What is reshuffled when the deck runs out during discards (§0 V6)."""
+
+    all_discards = "all_discards"
+    keep_last_players_own = "keep_last_players_own"
+
+
+class RejectedRaise(StrEnum):
+    """What a rejected raise pays (§0 V8)."""
+
+    previous_stake = "previous_stake"
+    fem_plus_deje = "fem_plus_deje"
+
+
+class ResponseModel(StrEnum):
+    """How the two partners answer a bet: one after the other, or jointly (§0 V12)."""
+
+    sequential = "sequential"
+    pair_joint = "pair_joint"
+
+
 @dataclass(frozen=True)
 class MusConfig:
     """Every variant of §0 (defaults = the recommended ones)."""
@@ -39,19 +70,49 @@ class MusConfig:
     target: int = 40
     juegos_per_vaca: int = 3
     vacas_per_match: int = 1
-    discard_order: str = "mano_first"  # or "postre_first"
-    reshuffle: str = "all_discards"  # or "keep_last_players_own"
-    rejected_raise: str = "previous_stake"  # or "fem_plus_deje"
+    discard_order: DiscardOrder = DiscardOrder.mano_first
+    reshuffle: Reshuffle = Reshuffle.all_discards
+    rejected_raise: RejectedRaise = RejectedRaise.previous_stake
     min_envido: int = 2
     min_raise: int = 2
     treinta_y_una_real: bool = False
     end_on_target_immediately: bool = True
     first_hand_mus_corrido: bool = False
-    response_model: str = "sequential"  # or "pair_joint"
+    response_model: ResponseModel = ResponseModel.sequential
     max_mus_rounds: int | None = 20  # safety cap for simulation (None = unlimited, FEM)
     cap_bets: bool = False
     reveal_at_end: bool = True
     max_bet: int = 40  # largest envido/subir amount offered by legal_actions()
+
+    def __post_init__(self) -> None:
+        """Choices become their enums (a misspelt one is refused, never played as another);
+        counts must be positive. Raises ValueError naming the field and what is allowed."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            choice = _CHOICES.get(f.name)
+            if choice is not None:
+                try:
+                    object.__setattr__(self, f.name, choice(value))
+                except ValueError:
+                    allowed = ", ".join(c.value for c in choice)
+                    raise ValueError(
+                        f"{f.name}={value!r} is not allowed: expected one of {allowed}"
+                    ) from None
+            elif isinstance(value, bool) or f.name in _OPTIONAL:
+                continue
+            elif isinstance(value, int) and value < 1:
+                raise ValueError(f"{f.name}={value} is not allowed: expected an integer >= 1")
+        if self.max_mus_rounds is not None and self.max_mus_rounds < 1:
+            raise ValueError(f"max_mus_rounds={self.max_mus_rounds}: expected None or >= 1")
+
+
+_CHOICES: dict[str, type[StrEnum]] = {
+    "discard_order": DiscardOrder,
+    "reshuffle": Reshuffle,
+    "rejected_raise": RejectedRaise,
+    "response_model": ResponseModel,
+}
+_OPTIONAL = ("max_mus_rounds",)
 
 
 @dataclass
@@ -60,20 +121,43 @@ class Event:
 
     kind: str
     seat: int | None = None
-    detail: object = None
+    detail: Any = None  # what happened: a mapping, cards or a (lance, ...) tuple by kind
     visible_to: tuple[int, ...] | None = None
 
 
 class Observation(dict):
     """A seat's view: the fields above plus ``obs["history"]``, the events it may see (built
-    on first access, from the append-only event list up to the moment of the observation)."""
+    on first access, from the append-only event list up to the moment of the observation).
+
+    It is a mapping in every way: ``obs["history"]``, ``obs.get("history")``, ``"history" in
+    obs`` and ``obs.keys()`` all see the history, built once when first asked for."""
+
+    HISTORY = "history"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default  # noqa: SIM401 - dict.get skips __missing__
+
+    def __contains__(self, key: object) -> bool:
+        return key == self.HISTORY or super().__contains__(key)
+
+    def keys(self):
+        self[self.HISTORY]
+        return super().keys()
+
+    def items(self):
+        self[self.HISTORY]
+        return super().items()
+
+    def __iter__(self):
+        self[self.HISTORY]
+        return super().__iter__()
 
     def __init__(self, fields: dict, seat: int, events: list[Event], upto: int) -> None:
         super().__init__(fields)
         self._seat, self._events, self._upto = seat, events, upto
 
     def __missing__(self, key: str):
-        if key != "history":
+        if key != self.HISTORY:
             raise KeyError(key)
         history = [
             (e.kind, e.seat, e.detail)
@@ -143,11 +227,21 @@ class MusState:
             self.events.append(Event("cards", s, tuple(self.hands[s]), visible_to=(s,)))
 
     # ---------------------------------------------------------------- API
+    @property
+    def betting(self) -> Lance:
+        """The lance being bet (only while the phase is BETTING)."""
+        if self.lance is None:
+            raise IllegalActionError(f"no lance is being bet in phase {self.phase}")
+        return self.lance
+
     def current_player(self) -> int:
+        """The seat to act, or ``TERMINAL`` when the match is over."""
         if self.phase == MATCH_OVER:
-            return -1
+            return TERMINAL
         if self.phase == BETTING:
-            return self.lance.actor()
+            actor = self.betting.actor()
+            assert actor is not None, "a lance being bet has someone to act"
+            return actor
         return self.queue[0]
 
     def is_terminal(self) -> bool:
@@ -167,7 +261,7 @@ class MusState:
             return (MUS, NO_MUS)
         if self.phase == DISCARDING:
             return (DISCARD,)
-        return self.lance.legal_kinds()
+        return self.betting.legal_kinds()
 
     def legal_actions(self) -> list[Action]:
         if self.phase == MATCH_OVER:
@@ -176,7 +270,7 @@ class MusState:
             return [Action(MUS), Action(NO_MUS)]
         if self.phase == DISCARDING:
             return [Action(DISCARD, m) for m in DISCARD_MASKS]
-        return self.lance.legal_actions(self._max_amount())
+        return self.betting.legal_actions(self._max_amount())
 
     def _max_amount(self) -> int:
         """The largest envido/subir offered: ``max_bet``, or with ``cap_bets`` (V14) no more
@@ -196,7 +290,7 @@ class MusState:
         ):
             raise IllegalActionError(f"{action} now: discard 1 to 4 cards (mask 1..15)")
         if self.phase == BETTING:
-            self.lance.check(action)
+            self.betting.check(action)
             if action.kind in ("envido", "subir") and action.amount > self._max_amount():
                 raise IllegalActionError(
                     f"{action}: bets are capped at {self._max_amount()} here (cap_bets)"
@@ -303,7 +397,7 @@ class MusState:
         self._end_hand()
 
     def _bet(self, seat: int, action: Action) -> None:
-        lance = self.lance
+        lance = self.betting
         paid = lance.apply(action)
         self.events.append(Event("bet", seat, (lance.name, str(action))))
         if paid is not None:
@@ -313,7 +407,7 @@ class MusState:
                 self._end_hand(juego_winner=paid[0])
                 return
         if lance.status == ORDAGO_QUERIDO:
-            winner = team(self.table().card_winner(lance.name))
+            winner = self.table().winning_team(lance.name)
             self.events.append(Event("ordago", detail=(lance.name, winner)))
             self._end_hand(juego_winner=winner)
             return

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 LANCES = ("grande", "chica", "pares", "juego", "punto")
 JUEGO_ORDER = {31: 8, 32: 7, 40: 6, 37: 5, 36: 4, 35: 3, 34: 2, 33: 1}
@@ -49,7 +50,7 @@ def punto_key(total: int) -> int | None:
     return total if total <= 30 else None
 
 
-def winner(keys: Sequence[object | None], mano: int) -> int | None:
+def winner(keys: Sequence[Any], mano: int) -> int | None:
     """Seat with the best key; ties go to the first seen going round from the mano."""
     best, best_key = None, None
     for d in range(len(keys)):

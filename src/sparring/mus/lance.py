@@ -164,6 +164,7 @@ class Lance:
         ):
             value += 1
         self.value = value
+        assert self.proposer is not None, "a refused bet has a proposer"
         self.winner_team = team(self.proposer)
         return self.winner_team, value
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import pyarrow as pa
 
@@ -89,7 +90,7 @@ class Decision:
     pct_punto: float = 0.0
 
 
-def _percentiles(state: MusState, seat: int) -> dict[str, float]:
+def _percentiles(state: MusState, seat: int) -> dict[str, Any]:
     faces = tuple(sorted(FACES[c % 10] for c in state.hands[seat]))
     return hand_percentiles(faces, state.config.ocho_reyes)
 
@@ -122,13 +123,13 @@ def play_match(
     hand_start = 0  # index of the current hand's first event
     hand_cards = [list(h) for h in state.hands]
     hand_no = state.hand_number
-    pct_cache: dict[int, dict[str, float]] = {}
+    pct_cache: dict[int, dict[str, Any]] = {}  # Decision's pct_* fields by seat
     for _ in range(max_actions):
         if state.is_terminal():
             break
         seat = state.current_player()
         if state.phase == BETTING:
-            lance = state.lance
+            lance = state.betting
             if seat not in pct_cache:
                 pct_cache[seat] = _percentiles(state, seat)
             t = seat % 2
@@ -215,7 +216,7 @@ def _last_deal(events: Sequence) -> int:
 
 def _public_events(events: Sequence, start: int) -> tuple[tuple[str, int | None, object], ...]:
     """The public events of the hand that starts at ``start`` (up to the next deal)."""
-    out = []
+    out: list[tuple[str, int | None, object]] = []
     for e in events[start:]:
         if e.kind == "deal" and out:
             break

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -34,7 +34,7 @@ class Player(Protocol):
     """A Mus player sees only its observation (own cards + public history, §13)."""
 
     def act(self, observation: dict) -> Action: ...
-    def on_game_start(self, models: object = None) -> None: ...
+    def on_game_start(self, models: Any = None) -> None: ...
     def on_hand_end(self, revealed: tuple, public: tuple = ()) -> None:
         """The four hands shown at the end of the hand and the hand's public events."""
 
@@ -125,7 +125,7 @@ class SyntheticPlayer:
         seed: int = 0,
         shift_after: int | None = None,
         shifted: dict | None = None,
-        **rates: float,
+        **rates: Any,  # Profile fields: rates in [0, 1], bet_size an int
     ) -> SyntheticPlayer:
         base = replace(Profile(), **rates)
         return cls(base, {}, shift_after, replace(base, **(shifted or {})), seed)

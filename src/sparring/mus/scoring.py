@@ -63,10 +63,18 @@ class Table:
         return tuple(s for s in self.order if self.key(lance, s) is not None)
 
     def card_winner(self, lance: str) -> int | None:
-        """The best hand among the participants; ties to the player nearest the mano."""
+        """The best hand among the participants (None when nobody takes part); ties to the
+        player nearest the mano."""
         taking_part = set(self.participants(lance))
         keys = [self.key(lance, s) if s in taking_part else None for s in range(4)]
         return winner(keys, self.mano)
+
+    def winning_team(self, lance: str) -> int:
+        """The team of ``card_winner`` for a lance that is played (someone takes part)."""
+        seat = self.card_winner(lance)
+        if seat is None:
+            raise ValueError(f"nobody takes part in {lance}")
+        return team(seat)
 
     def team_value(self, lance: str, team_id: int) -> int:
         """Pares or juego tantos of both members of a team (§9.2)."""
@@ -124,7 +132,7 @@ def count_hand(
         if lance is None or lance.status == NO_JUGADO:
             continue
         if name in ("grande", "chica"):
-            w = team(table.card_winner(name))
+            w = table.winning_team(name)
             if lance.status == EN_PASO:
                 stop = count.add(name, w, 1)
             elif lance.status == QUERIDO:
@@ -133,17 +141,19 @@ def count_hand(
                 stop = False
         elif name in ("pares", "juego"):
             if lance.status in (NO_QUERIDO, SIN_ENVITE):
+                assert lance.winner_team is not None  # set when the lance closed so
                 w = lance.winner_team
                 stop = count.add(name, w, table.team_value(name, w))
             else:
-                w = team(table.card_winner(name))
+                w = table.winning_team(name)
                 stake = lance.pending if lance.status == QUERIDO else 0
                 stop = count.add(name, w, stake + table.team_value(name, w))
         else:  # punto
             if lance.status == NO_QUERIDO:
+                assert lance.winner_team is not None  # the proposer's team
                 stop = count.add(name, lance.winner_team, 1)
             else:
-                w = team(table.card_winner(name))
+                w = table.winning_team(name)
                 stake = lance.pending if lance.status == QUERIDO else 0
                 stop = count.add(name, w, stake + 1)
         if stop:

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from math import comb
+from typing import Any
 
 from sparring.mus.cards import FACES, effective_rank, point_value
 from sparring.mus.keys import chica_key, grande_key, juego_key, pares_key, punto_key
@@ -50,7 +51,7 @@ def points(ranks: Sequence[int]) -> int:
     return sum(10 if r >= 10 else r for r in ranks)
 
 
-LANCE_KEYS: dict[str, Callable[[Sequence[int]], object]] = {
+LANCE_KEYS: dict[str, Callable[[Sequence[int]], Any]] = {
     "grande": grande_key,
     "chica": chica_key,
     "pares": pares_key,

@@ -12,9 +12,10 @@ from typing import Any
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
+from sparring.config.compare import CompareConfig
 from sparring.pipelines.plots import grouped_bars
 from sparring.pipelines.report import console, print_table
-from sparring.runtime.config import ConfigError
+from sparring.runtime.errors import ConfigError, UsageError
 
 
 @dataclass
@@ -41,22 +42,23 @@ def compare(
     if exp is None:
         names = [e.name for e in client.search_experiments()]
         raise ConfigError(
-            f"experiment={experiment!r}: no such experiment in {uri}; "
-            f"found: {', '.join(names) or 'none'}"
+            "experiment", experiment, f"an experiment in {uri}: one of {', '.join(names) or 'none'}"
         )
     wanted = [metric, *[m for m in (metrics or []) if m != metric]]
     try:
-        found = client.search_runs(
+        paged = client.search_runs(
             [exp.experiment_id],
             filter_string=filter_string,
             order_by=[f"metrics.`{metric}` DESC"],
             max_results=max_runs,
         )
     except MlflowException as exc:
-        raise ConfigError(f"filter={filter_string!r}: {exc.message}") from exc
-    found = [r for r in found if r.data.tags.get("sweep_parent") != "true"]
+        raise ConfigError(
+            "filter", filter_string, f"an MLflow search filter ({exc.message})"
+        ) from None
+    found = [r for r in paged if r.data.tags.get("sweep_parent") != "true"]
     if not found:
-        raise ConfigError(f"no runs in experiment {experiment!r} match filter {filter_string!r}")
+        raise UsageError(f"no runs in experiment {experiment!r} match filter {filter_string!r}")
     keys = sorted({k for r in found for k in r.data.params})
     differing = [k for k in keys if len({r.data.params.get(k) for r in found}) > 1]
     runs = []
@@ -98,14 +100,14 @@ def compare(
     return Comparison(runs, differing, wanted, plot, text)
 
 
-def run(cfg) -> Comparison:
-    tracking = cfg.get("tracking") or {}
+def run(config: CompareConfig) -> Comparison:
+    """The comparison the config asks for (reads MLflow only; no new run)."""
     return compare(
-        str(tracking.get("uri") or "sqlite:///mlflow.db"),
-        str(cfg.get("experiment")),
-        str(cfg.get("metric")),
-        list(cfg.get("metrics") or []),
-        str(cfg.get("filter") or ""),
-        int(cfg.get("max_runs") or 20),
-        str(cfg.get("output_dir") or "data/compare"),
+        config.tracking.uri,
+        config.experiment,
+        config.metric,
+        list(config.metrics),
+        config.filter,
+        config.max_runs,
+        config.output_dir,
     )

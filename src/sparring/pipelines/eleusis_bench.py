@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from omegaconf import DictConfig
 
+from sparring.config.eleusis_bench import EleusisBenchConfig
 from sparring.eleusis.bench import (
     BASELINE,
     CellResult,
@@ -26,12 +26,9 @@ from sparring.eleusis.bench import (
     run_cell_with_games,
     versus_baseline,
 )
-from sparring.eleusis.decks import parse_deck
-from sparring.eleusis.informed import hypotheses
-from sparring.eleusis.scientists import NAMES, parse_scientist
 from sparring.pipelines.plots import grouped_bars
 from sparring.pipelines.report import print_locations, print_table
-from sparring.runtime.config import ConfigError, config_hash, lookup, require_int, require_ints
+from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
@@ -100,38 +97,6 @@ def _games_table(cells: list[tuple[str, int, str]], games: list[Games]) -> pa.Ta
     return pa.Table.from_pylist(rows, schema=GAMES_SPEC.schema)
 
 
-def _spec_list(cfg, key: str, parse, hint: str) -> list[str]:
-    """``cfg[key]`` as a non-empty list of specs, each checked by ``parse`` (ValueError)."""
-    specs = lookup(cfg, key)
-    if not specs or isinstance(specs, str):
-        raise ConfigError(f"{key}={specs!r} is not allowed: expected a list {hint}")
-    for spec in specs:
-        try:
-            parse(str(spec))
-        except ValueError as exc:
-            raise ConfigError(f"{key}: {exc}") from exc
-    return [str(x) for x in specs]
-
-
-def parse_config(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
-    decks = _spec_list(cfg, "decks", parse_deck, "like [spike:alpha=0.5]")
-    scientists = _spec_list(cfg, "scientists", parse_scientist, f"from {', '.join(NAMES)}")
-    if "informed" in scientists:  # it enumerates each deck family: check them all up front
-        for deck in decks:
-            try:
-                hypotheses(deck)
-            except ValueError as exc:
-                raise ConfigError(f"scientists: informed: {exc}") from exc
-    return {
-        "decks": decks,
-        "h0": require_ints(cfg, "h0", 1, 1_000_000),
-        "scientists": scientists,
-        "seeds": require_int(cfg, "seeds", 1, 1_000_000),
-        "cap": require_int(cfg, "cap", 1, 1_000_000),
-        "output": Path(str(cfg.get("output") or "data/eleusis_bench.parquet")),
-    }
-
-
 def _paired_text(difference: tuple[float, float, float] | None) -> str:
     if difference is None:
         return ""
@@ -143,25 +108,29 @@ def _metric_name(*parts: object) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-/ ]", "_", "/".join(str(p) for p in parts))
 
 
-def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
-    job = parse_config(cfg)
-    init_ray(cfg.get("ray"))
-    cells = [(d, h, s) for d in job["decks"] for h in job["h0"] for s in job["scientists"]]
-    with tracked_run(cfg, "eleusis_bench") as mlrun:
+def run(job: EleusisBenchConfig) -> dict[str, Any]:
+    """Play every cell; returns the output path, the MLflow run id and the metrics (mean
+    guesses, DNF rate and ratio to the oracle per deck and scientist)."""
+    output = Path(job.output)
+    init_ray(job.ray)
+    cells = [(d, h, s) for d in job.decks for h in job.h0 for s in job.scientists]
+    with tracked_run(job, "eleusis_bench") as mlrun:
         start = time.perf_counter()
         played: list[tuple[CellResult, Games]] = parallel_map(
             run_cell_with_games,
             cells,
-            shared={"seeds": job["seeds"], "cap": job["cap"]},
-            description=f"eleusis: {len(cells)} cells x {job['seeds']} games",
+            shared={"seeds": job.seeds, "cap": job.cap},
+            description=f"eleusis: {len(cells)} cells x {job.seeds} games",
         )
         wall = time.perf_counter() - start
         results = [result for result, _ in played]
         games = [g for _, g in played]
         table = pa.Table.from_pylist([r.as_row() for r in results], schema=RESULTS_SPEC.schema)
-        digest = config_hash({k: str(v) for k, v in job.items()})
-        write_table(table, job["output"], RESULTS_SPEC, config_hash=digest, seed=0)
-        per_game = games_path(job["output"])
+        digest = config_hash(
+            {k: v for k, v in to_container(job).items() if k not in ("ray", "tracking")}
+        )
+        write_table(table, output, RESULTS_SPEC, config_hash=digest, seed=0)
+        per_game = games_path(output)
         write_table(_games_table(cells, games), per_game, GAMES_SPEC, config_hash=digest, seed=0)
         paired = versus_baseline(cells, games)
         metrics: dict[str, float] = {"cells": len(cells), "wall_s": wall}
@@ -200,15 +169,15 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
             rows,
         )  # fmt: skip
         mlrun.log_text(text, "summary.txt")
-        mlrun.log_artifact(job["output"], "data")
+        mlrun.log_artifact(output, "data")
         mlrun.log_artifact(per_game, "data")
         with tempfile.TemporaryDirectory() as tmp:
-            ratio = {s: [] for s in job["scientists"]}
+            ratio: dict[str, list[float]] = {s: [] for s in job.scientists}
             labels = []
-            for d in job["decks"]:
-                for h in job["h0"]:
+            for d in job.decks:
+                for h in job.h0:
                     labels.append(f"{d} H0={h}")
-                    for s in job["scientists"]:
+                    for s in job.scientists:
                         r = next(x for x in results if (x.deck, x.h0, x.scientist) == (d, h, s))
                         finite = np.isfinite(r.oracle_expected) and r.oracle_expected > 0
                         ratio[s].append(r.mean_guesses / r.oracle_expected if finite else 0.0)
@@ -220,8 +189,7 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
                 "ratio to oracle",
             )
             mlrun.log_artifact(plot)
-    uri = str((cfg.get("tracking") or {}).get("uri", "sqlite:///mlflow.db"))
     print_locations(
-        {"results": job["output"].resolve(), "games": per_game.resolve()}, uri, mlrun.run_id
+        {"results": output.resolve(), "games": per_game.resolve()}, job.tracking.uri, mlrun.run_id
     )
-    return {"output": job["output"], "run_id": mlrun.run_id, "results": results}
+    return {"output": output, "run_id": mlrun.run_id, "results": results}

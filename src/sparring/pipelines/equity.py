@@ -9,83 +9,24 @@ same config reuses it.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from omegaconf import DictConfig
 
+from sparring.config.equity import EquityConfig
 from sparring.pipelines.report import console, print_locations, print_table
 from sparring.poker.preflop import (
     CLASS_INDEX,
-    CLASSES,
-    MAX_TABLE_OPPONENTS,
     PREFLOP_SPEC,
     class_equity,
     table_from_arrow,
 )
-from sparring.runtime.config import ConfigError, config_hash, require_int, require_ints
 from sparring.runtime.datasets import is_reusable, read_table, write_table
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
 from sparring.runtime.tracking import tracked_run
-
-
-@dataclass(frozen=True)
-class EquityJob:
-    """The validated settings of one run."""
-
-    seed: int
-    trials: int
-    opponents: tuple[int, ...]
-    classes: tuple[str, ...]
-    output: Path
-    force: bool
-
-    @property
-    def data_hash(self) -> str:
-        return config_hash(
-            {
-                "seed": self.seed,
-                "trials": self.trials,
-                "opponents": list(self.opponents),
-                "classes": list(self.classes),
-            }
-        )
-
-
-def parse_config(cfg: DictConfig | dict[str, Any]) -> EquityJob:
-    """Validate the config before any work starts; raises ConfigError naming the bad key."""
-    seed = require_int(cfg, "seed", 0)
-    trials = require_int(cfg, "trials", 1, 100_000_000)
-    opponents = require_ints(cfg, "opponents", 1, MAX_TABLE_OPPONENTS)
-    classes_cfg = cfg.get("classes", "all")
-    if classes_cfg == "all":
-        classes = CLASSES
-    else:
-        if isinstance(classes_cfg, str) or not classes_cfg:
-            raise ConfigError(
-                f"classes={classes_cfg!r} is not allowed: expected 'all' or a list like [AA, AKs]"
-            )
-        unknown = [c for c in classes_cfg if c not in CLASS_INDEX]
-        if unknown:
-            raise ConfigError(
-                f"classes contains {unknown[0]!r}: not a starting-hand class (e.g. AA, AKs, T9o)"
-            )
-        classes = tuple(classes_cfg)
-    output = cfg.get("output")
-    if not output:
-        raise ConfigError("output is required: the Parquet file to write")
-    return EquityJob(
-        seed,
-        trials,
-        tuple(sorted(set(opponents))),
-        tuple(classes),
-        Path(output),
-        bool(cfg.get("force", False)),
-    )
 
 
 def class_rows(name: str, opponents: tuple[int, ...], trials: int, seed: int) -> list[dict]:
@@ -106,29 +47,32 @@ def class_rows(name: str, opponents: tuple[int, ...], trials: int, seed: int) ->
     return rows
 
 
-def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
-    """Run the pipeline; returns the output path, the MLflow run id and the metrics."""
-    job = parse_config(cfg)
-    resources = init_ray(cfg.get("ray"))
+def run(job: EquityConfig) -> dict[str, Any]:
+    """Run the pipeline; returns the output path, the MLflow run id and the metrics
+    (``cells``, ``trials_per_s``, ``mean_stderr``, ...)."""
+    output = Path(job.output)
+    resources = init_ray(job.ray)
     cores = max(1, int(resources.get("CPU", 1)))
-    with tracked_run(cfg, "equity", tags={"data_hash": job.data_hash}) as mlrun:
-        reused = not job.force and is_reusable(job.output, PREFLOP_SPEC, job.data_hash)
+    with tracked_run(job, "equity", tags={"data_hash": job.data_hash}) as mlrun:
+        reused = not job.force and is_reusable(output, PREFLOP_SPEC, job.data_hash)
         start = time.perf_counter()
         if reused:
-            console.print(f"reusing {job.output} (made from the same config)")
-            table = read_table(job.output, PREFLOP_SPEC)
+            console.print(f"reusing {output} (made from the same config)")
+            table = read_table(output, PREFLOP_SPEC)
         else:
             chunks = parallel_map(
                 class_rows,
-                job.classes,
-                shared={"opponents": job.opponents, "trials": job.trials, "seed": job.seed},
-                description=f"equity: {len(job.classes)} classes x {len(job.opponents)} opponents",
+                job.class_names,
+                shared={"opponents": job.opponent_counts, "trials": job.trials, "seed": job.seed},
+                description=(
+                    f"equity: {len(job.class_names)} classes x {len(job.opponent_counts)} opponents"
+                ),
             )
             rows = [row for chunk in chunks for row in chunk]
             table = pa.Table.from_pylist(rows, schema=PREFLOP_SPEC.schema)
             write_table(
                 table,
-                job.output,
+                output,
                 PREFLOP_SPEC,
                 config_hash=job.data_hash,
                 seed=job.seed,
@@ -148,19 +92,18 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
             metrics["trials_per_s"] = total_trials / wall
             metrics["trials_per_s_per_core"] = total_trials / wall / cores
         mlrun.log_metrics(metrics)
-        summary = _summary(table, job.opponents)
+        summary = _summary(table, job.opponent_counts)
         mlrun.log_text(summary, "summary.txt")
-        mlrun.log_artifact(job.output, "data")
-    uri = str(cfg.get("tracking", {}).get("uri", "sqlite:///mlflow.db"))
-    print_locations({"preflop table": job.output.resolve()}, uri, mlrun.run_id)
-    return {"output": job.output, "run_id": mlrun.run_id, "metrics": metrics}
+        mlrun.log_artifact(output, "data")
+    print_locations({"preflop table": output.resolve()}, job.tracking.uri, mlrun.run_id)
+    return {"output": output, "run_id": mlrun.run_id, "metrics": metrics}
 
 
 def _summary(table: pa.Table, opponents: tuple[int, ...]) -> str:
     grid = table_from_arrow(table)
     present = set(table.column("class").to_pylist())
     show = [c for c in ("AA", "KK", "AKs", "AKo", "JTs", "77", "T9o", "72o") if c in present]
-    show = show or sorted(present, key=CLASS_INDEX.get)[:8]
+    show = show or sorted(present, key=lambda c: CLASS_INDEX[c])[:8]
     cols = [k for k in opponents if k in (1, 2, 3, 5, 9)] or list(opponents[:5])
     rows = [[c] + [f"{grid[CLASS_INDEX[c], k]:.4f}" for k in cols] for c in show]
     return print_table("Preflop equity", ["class"] + [f"vs {k}" for k in cols], rows)

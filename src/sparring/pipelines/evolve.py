@@ -12,40 +12,24 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import ray
-from omegaconf import DictConfig
 
+from sparring.config.evolve import EvolveConfig
 from sparring.ga import checkpoint
 from sparring.ga.champion import benchmark
-from sparring.ga.evolution import (
-    EvolutionState,
-    GAConfig,
-    initial_state,
-    run_generation,
-    seed_with,
-)
+from sparring.ga.evolution import EvolutionState, initial_state, run_generation, seed_with
 from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
-from sparring.ga.operators import CROSSOVERS, POLICIES
-from sparring.ga.registry import log_champion, register
-from sparring.pipelines.handgen import DealSetConfig, ensure_deal_set, load_deal_set
+from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set
 from sparring.pipelines.plots import line_plot
 from sparring.pipelines.report import console, print_locations, print_table
-from sparring.poker.rules import MAX_SEATS, MIN_SEATS
-from sparring.runtime.config import (
-    ConfigError,
-    config_hash,
-    lookup,
-    require_choice,
-    require_int,
-    require_number,
-)
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
+from sparring.runtime.registry import log_champion, register
 from sparring.runtime.tracking import tracked_run
 
 _LOGGED_PER_GENERATION = (
@@ -59,91 +43,6 @@ _LOGGED_PER_GENERATION = (
     "hands_per_s",
     "wall_s",
 )
-
-
-@dataclass(frozen=True)
-class EvolveJob:
-    ga: GAConfig
-    generations: int
-    chunks: int | None
-    table_size: int
-    train: DealSetConfig
-    heldout: DealSetConfig
-    deals_root: str
-    raise_factor: float
-    call_factor: float
-    checkpoint_root: str
-    resume: bool
-    registry: dict[str, Any]
-
-    @property
-    def run_hash(self) -> str:
-        """What defines the evolution (not its length: a run can be resumed and extended)."""
-        return config_hash(
-            {"ga": asdict(self.ga), "train": asdict(self.train), "table_size": self.table_size}
-        )
-
-    @property
-    def checkpoint_dir(self) -> Path:
-        return Path(self.checkpoint_root) / self.run_hash
-
-
-def parse_config(cfg: DictConfig | dict[str, Any]) -> EvolveJob:
-    """Validate everything before any work starts; raises ConfigError naming the bad key."""
-    seed = require_int(cfg, "seed", 0)
-    n = require_int(cfg, "table_size", MIN_SEATS, MAX_SEATS)
-    population = require_int(cfg, "ga.population", 4, 100_000)
-    trainer_size = n - 1
-    if lookup(cfg, "trainers.size") is not None:
-        trainer_size = require_int(cfg, "trainers.size", n - 1, 10_000)
-    ga = GAConfig(
-        population=population,
-        tournament=require_int(cfg, "ga.tournament", 1, population),
-        elitism=require_int(cfg, "ga.elitism", 0, population - 1),
-        p_crossover=require_number(cfg, "ga.p_crossover", 0, 1),
-        p_mutation=require_number(cfg, "ga.p_mutation", 0, 1),
-        mutation_genes=require_int(cfg, "ga.mutation_genes", 1, 540),
-        variance=require_number(cfg, "ga.variance", 0, 1),
-        crossover_policy=require_choice(cfg, "ga.crossover_policy", POLICIES),
-        crossover_operator=require_choice(cfg, "ga.crossover_operator", CROSSOVERS),
-        trainer_size=trainer_size,
-        trainer_start=require_choice(cfg, "trainers.start", ("random", "baselines")),
-        seed=seed,
-    )
-    chunks = None
-    if lookup(cfg, "ga.chunks") is not None:
-        chunks = require_int(cfg, "ga.chunks", 1, population)
-    rf = require_number(cfg, "preflop.raise_factor", 0, 10, low_open=True)
-    cf = require_number(cfg, "preflop.call_factor", 0, 10, low_open=True)
-    trials = require_int(cfg, "deals.equity_trials", 1, 10_000_000)
-    shard = require_int(cfg, "deals.shard_size", 1, 1_000_000)
-
-    def deal_set(which: str) -> DealSetConfig:
-        count = require_int(cfg, f"deals.{which}", 1, 10_000_000)
-        return DealSetConfig(
-            count, n, trials, require_int(cfg, f"deals.{which}_seed", 0), shard, rf, cf, None
-        )
-
-    train, heldout = deal_set("train"), deal_set("heldout")
-    if train.seed == heldout.seed:
-        raise ConfigError(
-            "deals.heldout_seed must differ from deals.train_seed "
-            "(held-out deals must not be training deals)"
-        )
-    return EvolveJob(
-        ga=ga,
-        generations=require_int(cfg, "ga.generations", 1, 1_000_000),
-        chunks=chunks,
-        table_size=n,
-        train=train,
-        heldout=heldout,
-        deals_root=str(lookup(cfg, "deals.root") or "data/deals"),
-        raise_factor=rf,
-        call_factor=cf,
-        checkpoint_root=str(cfg.get("checkpoint_root") or "data/checkpoints/evolve"),
-        resume=bool(cfg.get("resume", False)),
-        registry=dict(cfg.get("registry") or {}),
-    )
 
 
 def evaluate_chunk(
@@ -166,25 +65,27 @@ def _log_generation(mlrun, record: dict) -> None:
 
 
 def run(
-    cfg: DictConfig | dict[str, Any],
+    job: EvolveConfig,
     seed_individual: np.ndarray | None = None,
     seed_fraction: float = 0.25,
     tags: dict[str, str] | None = None,
 ) -> dict[str, Any]:
-    """Run (or resume) an evolution; returns paths, the MLflow run id and the results.
+    """Run (or resume) an evolution; returns paths, the MLflow run id and the results
+    (``metrics``: ``champion_bb100`` and its value against each baseline table, ...).
 
     ``seed_individual`` (retraining) replaces part of the first population with it."""
-    job = parse_config(cfg)
-    resources = init_ray(cfg.get("ray"))
+    params = job.params
+    train_set, heldout_set = job.deal_set("train"), job.deal_set("heldout")
+    resources = init_ray(job.ray)
     cores = max(1, int(resources.get("CPU", 1)))
-    n_chunks = job.chunks or min(job.ga.population, 2 * cores)
-    with tracked_run(cfg, "evolve", tags={"run_hash": job.run_hash, **(tags or {})}) as mlrun:
-        train_dir, _ = ensure_deal_set(job.train, job.deals_root)
-        held_dir, _ = ensure_deal_set(job.heldout, job.deals_root)
+    n_chunks = job.ga.chunks or min(job.ga.population, 2 * cores)
+    with tracked_run(job, "evolve", tags={"run_hash": job.run_hash, **(tags or {})}) as mlrun:
+        train_dir, _ = ensure_deal_set(train_set, job.deals.root)
+        held_dir, _ = ensure_deal_set(heldout_set, job.deals.root)
         train, held = load_deal_set(train_dir), load_deal_set(held_dir)
         deals_ref = ray.put((train.equity, train.strength))  # once for the whole run
-        seats = trainer_seats(job.ga.trainer_size, job.table_size, train.deal_id, job.ga.seed)
-        rf, cf = job.raise_factor, job.call_factor
+        seats = trainer_seats(params.trainer_size, job.table_size, train.deal_id, params.seed)
+        rf, cf = job.preflop.raise_factor, job.preflop.call_factor
 
         def evaluate(population, trainers):
             parts = np.array_split(population, n_chunks)
@@ -216,42 +117,47 @@ def run(
         if state is None:
             if job.resume:
                 console.print(f"no checkpoint in {job.checkpoint_dir}: starting from generation 0")
-            state = initial_state(job.ga)
+            state = initial_state(params)
             if seed_individual is not None:
-                state = seed_with(state, seed_individual, seed_fraction, job.ga)
+                state = seed_with(state, seed_individual, seed_fraction, params)
         else:
             console.print(f"resuming from generation {state.generation} ({job.checkpoint_dir})")
             for record in state.history:
                 _log_generation(mlrun, record)
         start = time.perf_counter()
-        while state.generation < job.generations:
-            state = run_generation(state, job.ga, evaluate, challenge)
+        while state.generation < job.ga.generations:
+            state = run_generation(state, params, evaluate, challenge)
             checkpoint.save(state, job.checkpoint_dir)
             record = state.history[-1]
             _log_generation(mlrun, record)
             change = ", new trainer" if record["trainer_changes"] else ""
             console.print(
-                f"gen {record['generation'] + 1}/{job.generations}: best "
+                f"gen {record['generation'] + 1}/{job.ga.generations}: best "
                 f"{record['best_fitness']:+.1f} mean {record['mean_fitness']:+.1f} bb/100, "
                 f"{record['operator']}{change}",
                 soft_wrap=True,
             )
         wall = time.perf_counter() - start
         results = _finish(mlrun, job, state, held, wall)
-    uri = str((cfg.get("tracking") or {}).get("uri", "sqlite:///mlflow.db"))
     print_locations(
         {
             "checkpoints": job.checkpoint_dir.resolve(),
             "training deals": train_dir,
             "held-out deals": held_dir,
         },
-        uri,
+        job.tracking.uri,
         mlrun.run_id,
     )
-    return {"run_id": mlrun.run_id, "checkpoint_dir": job.checkpoint_dir, "state": state, **results}
+    return {
+        "run_id": mlrun.run_id,
+        "checkpoint_dir": job.checkpoint_dir,
+        "state": state,
+        "metrics": results["summary"],
+        **results,
+    }
 
 
-def _finish(mlrun, job: EvolveJob, state: EvolutionState, held, wall: float) -> dict[str, Any]:
+def _finish(mlrun, job: EvolveConfig, state: EvolutionState, held, wall: float) -> dict[str, Any]:
     """Plot, champion benchmark, artifacts and registry."""
     history = state.history
     summary = {
@@ -266,9 +172,9 @@ def _finish(mlrun, job: EvolveJob, state: EvolutionState, held, wall: float) -> 
         state.champion,
         held.equity,
         held.strength,
-        job.raise_factor,
-        job.call_factor,
-        seed=job.ga.seed,
+        job.preflop.raise_factor,
+        job.preflop.call_factor,
+        seed=job.seed,
     )
     for r in results:
         summary[f"champion_bb100_vs_{r.table}"] = r.bb_per_100
@@ -298,8 +204,8 @@ def _finish(mlrun, job: EvolveJob, state: EvolutionState, held, wall: float) -> 
         mlrun.log_artifact(plot)
     info = {
         "table_size": job.table_size,
-        "raise_factor": job.raise_factor,
-        "call_factor": job.call_factor,
+        "raise_factor": job.preflop.raise_factor,
+        "call_factor": job.preflop.call_factor,
         "fitness": state.champion_fitness,
         "generations": state.generation,
         "run_hash": job.run_hash,
@@ -307,18 +213,12 @@ def _finish(mlrun, job: EvolveJob, state: EvolutionState, held, wall: float) -> 
     }
     log_champion(mlrun.client, mlrun.run_id, state.champion, info)
     version = None
-    if job.registry.get("register", True):
-        version = register(
-            mlrun.client,
-            job.registry.get("model_name", "sparring-holdem-champion"),
-            mlrun.run_id,
-            job.registry.get("alias", "champion"),
-        )
+    if job.registry.register:
+        version = register(mlrun.client, job.registry.model_name, mlrun.run_id, job.registry.alias)
         console.print(
-            f"registered {job.registry.get('model_name')} version {version} "
-            f"(alias {job.registry.get('alias')})"
+            f"registered {job.registry.model_name} version {version} (alias {job.registry.alias})"
         )
     return {"benchmark": results, "summary": summary, "model_version": version}
 
 
-__all__ = ["EvolveJob", "parse_config", "run"]
+__all__ = ["run"]

@@ -1,213 +1,32 @@
 """The ``handgen`` pipeline: deal sets as Parquet shards, one Ray task per shard.
 
-A shard is written by its task under a temporary name and renamed when complete, so a killed run
-leaves only whole shards; a rerun with the same config finds them (same config hash in their
-metadata) and computes only the missing ones. ``ensure_deal_set`` is what other pipelines
-(evolve) call to get a deal set, generating it if needed.
+A killed run leaves only whole shards; a rerun with the same config computes only the missing
+ones (see ``sparring.pipelines.dealsets``).
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
-import numpy as np
-from omegaconf import DictConfig
-
+from sparring.config.handgen import HandgenConfig
+from sparring.pipelines.dealsets import ensure_deal_set
 from sparring.pipelines.report import console, print_locations, print_table
-from sparring.poker.deals import DealSet, deal_spec, generate_deals
-from sparring.poker.preflop import load_table
-from sparring.poker.rules import MAX_SEATS, MIN_SEATS
-from sparring.runtime.config import (
-    ConfigError,
-    config_hash,
-    lookup,
-    require_int,
-    require_number,
-)
-from sparring.runtime.datasets import (
-    DatasetError,
-    check_file,
-    is_reusable,
-    read_metadata,
-    read_table,
-    write_table,
-)
-from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
 from sparring.runtime.tracking import tracked_run
 
 
-@dataclass(frozen=True)
-class DealSetConfig:
-    """Everything that defines a deal set's content (its hash names the directory)."""
-
-    deals: int
-    table_size: int
-    equity_trials: int
-    seed: int
-    shard_size: int
-    raise_factor: float
-    call_factor: float
-    preflop_table: str | None
-
-    @property
-    def data_hash(self) -> str:
-        return config_hash(asdict(self))
-
-    @property
-    def shards(self) -> list[tuple[int, int, int]]:
-        """(shard index, first deal id, count) of every shard."""
-        return [
-            (i, start, min(self.shard_size, self.deals - start))
-            for i, start in enumerate(range(0, self.deals, self.shard_size))
-        ]
-
-    def directory(self, root: str | Path) -> Path:
-        return Path(root) / self.data_hash
-
-    def shard_path(self, root: str | Path, index: int) -> Path:
-        return self.directory(root) / f"part-{index:05d}.parquet"
-
-
-def parse_config(cfg: DictConfig | dict[str, Any]) -> DealSetConfig:
-    """Validate before any work starts; raises ConfigError naming the bad key."""
-    table = lookup(cfg, "preflop.table")
-    if table is not None and not Path(table).exists():
-        raise ConfigError(f"preflop.table={table!r}: no such file")
-    return DealSetConfig(
-        deals=require_int(cfg, "deals", 1, 10_000_000),
-        table_size=require_int(cfg, "table_size", MIN_SEATS, MAX_SEATS),
-        equity_trials=require_int(cfg, "equity_trials", 1, 10_000_000),
-        seed=require_int(cfg, "seed", 0),
-        shard_size=require_int(cfg, "shard_size", 1, 1_000_000),
-        raise_factor=require_number(cfg, "preflop.raise_factor", 0, 10, low_open=True),
-        call_factor=require_number(cfg, "preflop.call_factor", 0, 10, low_open=True),
-        preflop_table=None if table is None else str(Path(table).resolve()),
-    )
-
-
-def write_shard(shard: tuple[int, int, int], settings: DealSetConfig, root: str) -> dict:
-    """One task: generate one shard's deals and write them; returns its counts."""
-    index, first, count = shard
-    start = time.perf_counter()
-    deals, rejected = generate_deals(
-        first,
-        count,
-        settings.table_size,
-        settings.equity_trials,
-        settings.seed,
-        load_table(settings.preflop_table),
-        settings.raise_factor,
-        settings.call_factor,
-    )
-    write_table(
-        deals.to_arrow(),
-        settings.shard_path(root, index),
-        deal_spec(settings.table_size),
-        config_hash=settings.data_hash,
-        seed=settings.seed,
-        extra={
-            "n_seats": settings.table_size,
-            "equity_trials": settings.equity_trials,
-            "deals": settings.deals,
-            "shard_size": settings.shard_size,
-            "shard": index,
-            "rejected": int(rejected.sum()),
-        },
-    )
-    return {
-        "shard": index,
-        "deals": count,
-        "rejected": int(rejected.sum()),
-        "seconds": time.perf_counter() - start,
-    }
-
-
-def missing_shards(settings: DealSetConfig, root: str | Path) -> list[tuple[int, int, int]]:
-    spec = deal_spec(settings.table_size)
-    return [
-        s
-        for s in settings.shards
-        if not is_reusable(settings.shard_path(root, s[0]), spec, settings.data_hash)
-    ]
-
-
-def ensure_deal_set(settings: DealSetConfig, root: str | Path) -> tuple[Path, dict[str, float]]:
-    """Make sure the deal set exists under ``root`` (computing only missing shards)."""
-    todo = missing_shards(settings, root)
-    start = time.perf_counter()
-    done = parallel_map(
-        write_shard,
-        todo,
-        shared={"settings": settings, "root": str(root)},
-        description=f"handgen: {len(todo)} shards of {settings.shard_size} deals",
-    )
-    wall = time.perf_counter() - start
-    made = sum(r["deals"] for r in done)
-    rejected = sum(r["rejected"] for r in done)
-    stats = {
-        "deals": settings.deals,
-        "shards": len(settings.shards),
-        "shards_written": len(done),
-        "shards_reused": len(settings.shards) - len(done),
-        "deals_generated": made,
-        "rejected_candidates": rejected,
-        "flop_filter_rejection_rate": rejected / (made + rejected) if made else 0.0,
-        "wall_s": wall,
-    }
-    if made:
-        task_seconds = sum(r["seconds"] for r in done)
-        stats["deals_per_s"] = made / wall
-        stats["deals_per_s_per_core"] = made / task_seconds
-        stats["equity_trials_per_s_per_core"] = (
-            made * settings.table_size * 3 * settings.equity_trials / task_seconds
-        )
-    return settings.directory(root), stats
-
-
-def load_deal_set(directory: str | Path) -> DealSet:
-    """Read and validate a whole deal set (every shard present, one config hash)."""
-    directory = Path(directory)
-    parts = sorted(directory.glob("part-*.parquet"))
-    if not parts:
-        raise DatasetError(f"{directory}: no deal shards (run pipelines/handgen.py)")
-    meta = read_metadata(parts[0])
-    try:
-        n, total = int(meta["n_seats"]), int(meta["deals"])
-        expected_shards = -(-total // int(meta["shard_size"]))
-    except (KeyError, ValueError) as exc:
-        raise DatasetError(f"{parts[0]}: not a deal shard (metadata {exc} missing)") from exc
-    spec = deal_spec(n)
-    sets = []
-    for part in parts:
-        if check_file(part, spec)["config_hash"] != meta["config_hash"]:
-            raise DatasetError(f"{part}: belongs to another deal set")
-        sets.append(DealSet.from_arrow(read_table(part, spec)))
-    deals = DealSet.concat(sets)
-    if len(parts) != expected_shards or len(deals) != total:
-        raise DatasetError(
-            f"{directory}: incomplete deal set ({len(parts)} of {expected_shards} shards, "
-            f"{len(deals)} of {total} deals); rerun handgen with the same config to complete it"
-        )
-    return deals.subset(np.argsort(deals.deal_id, kind="stable"))
-
-
-def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
-    """Run the pipeline; returns the deal-set directory, the MLflow run id and the metrics."""
-    settings = parse_config(cfg)
-    root = cfg.get("output_root") or "data/deals"
-    resources = init_ray(cfg.get("ray"))
-    with tracked_run(cfg, "handgen", tags={"data_hash": settings.data_hash}) as mlrun:
-        directory, stats = ensure_deal_set(settings, root)
+def run(config: HandgenConfig) -> dict[str, Any]:
+    """Run the pipeline; returns the deal-set directory, the MLflow run id and the metrics
+    (``deals_per_s``, ``flop_filter_rejection_rate``, ``shards_reused``, ...)."""
+    settings = config.deal_set
+    resources = init_ray(config.ray)
+    with tracked_run(config, "handgen", tags={"data_hash": settings.data_hash}) as mlrun:
+        directory, stats = ensure_deal_set(settings, config.output_root)
         stats["cpus"] = float(resources.get("CPU", 1))
         mlrun.log_metrics(stats)
         if stats["shards_reused"] == stats["shards"]:
             console.print(f"reusing the complete deal set in {directory}")
         rows = [[k, f"{v:,.3f}" if isinstance(v, float) else f"{v:,}"] for k, v in stats.items()]
         mlrun.log_text(print_table("handgen", ["metric", "value"], rows), "summary.txt")
-    uri = str((cfg.get("tracking") or {}).get("uri", "sqlite:///mlflow.db"))
-    print_locations({"deal set": directory.resolve()}, uri, mlrun.run_id)
+    print_locations({"deal set": directory.resolve()}, config.tracking.uri, mlrun.run_id)
     return {"output": directory, "run_id": mlrun.run_id, "metrics": stats}

@@ -14,23 +14,25 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from mlflow.exceptions import MlflowException
-from omegaconf import DictConfig, OmegaConf
 from scipy.stats import norm
 
+from sparring.config.evolve import RetrainConfig
 from sparring.ga.fitness import bb_per_100
-from sparring.ga.registry import load_registered, log_champion, register
 from sparring.pipelines import evolve
-from sparring.pipelines.handgen import ensure_deal_set, load_deal_set
+from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set
 from sparring.pipelines.report import console, print_table
 from sparring.poker.bots import BASELINES, baseline_table
 from sparring.poker.engine import play_deals
-from sparring.runtime.config import ConfigError, config_hash, lookup, require_number
+from sparring.runtime.config import config_hash
+from sparring.runtime.errors import UsageError
 from sparring.runtime.ray_session import init_ray
+from sparring.runtime.registry import load_registered, log_champion, register
 from sparring.runtime.tracking import tracked_run
 
 
@@ -69,21 +71,21 @@ def edge(
             for p in (challenger, champion)
         ]
         diffs.append(
-            bb_per_100(results[0].net_per_deal[:, 0] - results[1].net_per_deal[:, 0], n * n)
+            np.asarray(
+                bb_per_100(results[0].net_per_deal[:, 0] - results[1].net_per_deal[:, 0], n * n)
+            )
         )
     return np.mean(diffs, axis=0)
 
 
-def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
-    job = evolve.parse_config(cfg)  # validates every evolve setting before any work
-    retrain_id = str(lookup(cfg, "retrain.id") or dt.datetime.now(dt.UTC).date().isoformat())
-    fraction = require_number(cfg, "retrain.seed_fraction", 0, 1)
-    confidence = require_number(cfg, "retrain.confidence", 0.5, 0.9999)
-    name = str(lookup(cfg, "registry.model_name") or "sparring-holdem-champion")
-    alias = str(lookup(cfg, "registry.alias") or "champion")
-    tracking = dict(cfg.get("tracking") or {})
-    with tracked_run(cfg, "retrain", tags={"retrain_id": retrain_id, "model_name": name}) as mlrun:
-        done = _previous(mlrun.client, tracking.get("experiment") or "retrain", retrain_id, name)
+def run(job: RetrainConfig) -> dict[str, Any]:
+    """Evolve a challenger and decide; returns ``decision`` (promoted, kept or skipped), the run
+    id, the ``edge`` in bb/100 with its lower bound ``low`` and the champion's version."""
+    retrain_id = str(job.retrain.id or dt.datetime.now(dt.UTC).date().isoformat())
+    fraction, confidence = job.retrain.seed_fraction, job.retrain.confidence
+    name, alias = job.registry.model_name, job.registry.alias
+    with tracked_run(job, "retrain", tags={"retrain_id": retrain_id, "model_name": name}) as mlrun:
+        done = _previous(mlrun.client, job.tracking.experiment or "retrain", retrain_id, name)
         if done is not None and done.info.run_id != mlrun.run_id:
             decision = done.data.tags.get("decision", "?")
             console.print(
@@ -95,32 +97,27 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
         try:
             champion, info, version = load_registered(mlrun.client, name, alias)
         except MlflowException as exc:
-            raise ConfigError(
+            raise UsageError(
                 f"no model {name!r} with alias {alias!r} in the registry: run "
                 "pipelines/evolve.py first"
             ) from exc
         if int(info.get("table_size", job.table_size)) != job.table_size:
-            raise ConfigError(
+            raise UsageError(
                 f"the champion plays {info['table_size']} seats; table_size={job.table_size}"
             )
         # Fresh training deals for this id; the held-out set stays fixed (the yardstick).
         train_seed = int(config_hash({"retrain": retrain_id}, 8), 16) % 1_000_000 + 1000
-        if train_seed == job.heldout.seed:
+        if train_seed == job.deals.heldout_seed:
             train_seed += 1
-        evolve_cfg = (
-            OmegaConf.create(OmegaConf.to_container(cfg, resolve=True))
-            if isinstance(cfg, DictConfig)
-            else OmegaConf.create(dict(cfg))
+        evolve_cfg = replace(
+            job,
+            deals=replace(job.deals, train_seed=train_seed),
+            registry=replace(job.registry, register=False),
+            resume=True,  # a rerun after a crash continues the same evolution
+            checkpoint_root=str(Path(job.retrain.checkpoint_root) / retrain_id),
+            tracking=replace(job.tracking, parent_run_id=mlrun.run_id),
         )
-        evolve_cfg.deals.train_seed = train_seed
-        evolve_cfg.registry.register = False
-        evolve_cfg.resume = True  # a rerun after a crash continues the same evolution
-        evolve_cfg.checkpoint_root = str(
-            Path(str(lookup(cfg, "retrain.checkpoint_root") or "data/checkpoints/retrain"))
-            / retrain_id
-        )
-        evolve_cfg.tracking.parent_run_id = mlrun.run_id
-        init_ray(cfg.get("ray"))
+        init_ray(job.ray)
         out = evolve.run(
             evolve_cfg,
             seed_individual=champion,
@@ -128,15 +125,15 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
             tags={"retrain_id": retrain_id},
         )
         challenger = out["state"].champion
-        held = load_deal_set(ensure_deal_set(job.heldout, job.deals_root)[0])
+        held = load_deal_set(ensure_deal_set(job.deal_set("heldout"), job.deals.root)[0])
         diff = edge(
             challenger,
             champion,
             held.equity,
             held.strength,
-            job.raise_factor,
-            job.call_factor,
-            job.ga.seed,
+            job.preflop.raise_factor,
+            job.preflop.call_factor,
+            job.seed,
         )
         mean = float(diff.mean())
         se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("inf")

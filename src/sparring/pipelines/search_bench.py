@@ -16,21 +16,19 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from omegaconf import DictConfig
 
+from sparring.config.search_bench import SearchBenchConfig
 from sparring.pipelines.report import print_locations, print_table
-from sparring.runtime.config import ConfigError, config_hash, lookup, require_int, require_ints
+from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
-from sparring.runtime.seeding import task_rng
 from sparring.runtime.tracking import tracked_run
 from sparring.search.engine import SEARCHERS, Engine, searcher
 from sparring.search.flagbots import FlagBotsConfig
 from sparring.search.game import Position
 from sparring.search.match import pairings, play_game, standings
-
-POSITIONS = ("start", "midgame", "wall_start")
+from sparring.seeding import task_rng
 
 NODES_SPEC = DatasetSpec(
     "search_nodes",
@@ -78,46 +76,6 @@ def suite_position(name: str) -> tuple[FlagBotsConfig, np.ndarray]:
         for _ in range(12):
             pos.apply_action(int(rng.choice(pos.legal_actions(prune_destructs=True))))
     return pos.cfg, pos.st
-
-
-def _parse_player(name: str, spec: str) -> tuple[str, int]:
-    kind, _, depth = str(spec).partition("@")
-    if kind not in SEARCHERS or not depth.isdigit() or int(depth) < 1:
-        raise ConfigError(
-            f"match.players.{name}={spec!r}: write searcher@depth, e.g. full@3 "
-            f"(searchers: {', '.join(SEARCHERS)})"
-        )
-    return kind, int(depth)
-
-
-def parse_config(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
-    names = lookup(cfg, "searchers") or []
-    for n in names:
-        if n not in SEARCHERS:
-            raise ConfigError(f"searchers contains {n!r}: choose from {', '.join(SEARCHERS)}")
-    positions = lookup(cfg, "positions") or []
-    for p in positions:
-        if p not in POSITIONS:
-            raise ConfigError(f"positions contains {p!r}: choose from {', '.join(POSITIONS)}")
-    players = dict(lookup(cfg, "match.players") or {})
-    parsed = {name: _parse_player(name, spec) for name, spec in players.items()}
-    if len(parsed) == 1:
-        raise ConfigError("match.players needs at least two players (or none)")
-    time_s = lookup(cfg, "time_s")
-    if not isinstance(time_s, (int, float)) or not 0 < time_s <= 600:
-        raise ConfigError(f"time_s={time_s!r} is not allowed: expected seconds in (0, 600]")
-    return {
-        "searchers": list(names),
-        "positions": list(positions),
-        "depths": require_ints(cfg, "depths", 1, 30),
-        "minimax_max_depth": require_int(cfg, "minimax_max_depth", 1, 30),
-        "time_s": float(time_s),
-        "memory_mb": require_int(cfg, "memory_mb", 1, 100_000),
-        "players": parsed,
-        "seeds": require_int(cfg, "match.seeds", 1, 10_000),
-        "opening_plies": require_int(cfg, "match.opening_plies", 0, 20),
-        "output_dir": Path(str(cfg.get("output_dir") or "data/search_bench")),
-    }
 
 
 def count_nodes(item: tuple[str, str, int], memory_mb: int) -> dict:
@@ -174,43 +132,47 @@ def play_pairing(item: tuple[str, str, int], players: dict, opening_plies: int) 
     return asdict(result)
 
 
-def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
-    job = parse_config(cfg)
-    init_ray(cfg.get("ray"))
-    out = job["output_dir"]
-    chash = config_hash({k: str(v) for k, v in job.items()})
-    with tracked_run(cfg, "search_bench") as mlrun:
+def run(job: SearchBenchConfig) -> dict[str, Any]:
+    """Run the benchmark; returns the MLflow run id, the node counts, the depth each searcher
+    reaches in the budget, the games and the standings (Elo with intervals)."""
+    init_ray(job.ray)
+    out = Path(job.output_dir)
+    players = job.match.parsed
+    chash = config_hash(
+        {k: v for k, v in to_container(job).items() if k not in ("ray", "tracking")}
+    )
+    with tracked_run(job, "search_bench") as mlrun:
         start = time.perf_counter()
         items = [
             (p, s, d)
-            for p in job["positions"]
-            for s in job["searchers"]
-            for d in job["depths"]
-            if not (SEARCHERS[s].name == "minimax" and d > job["minimax_max_depth"])
+            for p in [str(p) for p in job.positions]
+            for s in [str(s) for s in job.searchers]
+            for d in job.depths
+            if not (SEARCHERS[s].name == "minimax" and d > job.minimax_max_depth)
         ]
         nodes = parallel_map(
             count_nodes,
             items,
-            shared={"memory_mb": job["memory_mb"]},
+            shared={"memory_mb": job.memory_mb},
             description=f"search: {len(items)} node counts",
             num_cpus=1,
         )
         budget = parallel_map(
             depth_in_budget,
-            job["searchers"],
-            shared={"time_s": job["time_s"], "memory_mb": job["memory_mb"]},
+            [str(s) for s in job.searchers],
+            shared={"time_s": job.time_s, "memory_mb": job.memory_mb},
             description="search: depth in the time budget",
             num_cpus=2,
         )
         games = []
-        if job["players"]:
+        if players:
             games = parallel_map(
                 play_pairing,
-                pairings(list(job["players"]), job["seeds"]),
-                shared={"players": job["players"], "opening_plies": job["opening_plies"]},
+                pairings(list(players), job.match.seeds),
+                shared={"players": players, "opening_plies": job.match.opening_plies},
                 description="search: round robin",
             )
-        table = standings([_as_result(g) for g in games], list(job["players"]))
+        table = standings([_as_result(g) for g in games], list(players))
         write_table(
             pa.Table.from_pylist(nodes, schema=NODES_SPEC.schema),
             out / "nodes.parquet",
@@ -233,18 +195,18 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
             metrics[f"{base}/ratio_to_minimal"] = r["ratio_to_minimal"]
             metrics[f"{base}/nps"] = r["nps"]
         for r in budget:
-            metrics[f"depth_in_{job['time_s']:g}s/{r['searcher']}"] = r["depth"]
+            metrics[f"depth_in_{job.time_s:g}s/{r['searcher']}"] = r["depth"]
             metrics[f"nps_start/{r['searcher']}"] = r["nps"]
         for r in table:
             metrics[f"elo/{r['searcher']}"] = r["elo"]
             metrics[f"score/{r['searcher']}"] = r["score"]
         mlrun.log_metrics({k: v for k, v in metrics.items() if np.isfinite(v)})
         text = print_table(
-            f"Depth within {job['time_s']:g} s from the start",
+            f"Depth within {job.time_s:g} s from the start",
             ["searcher", "depth", "nodes", "nodes/s"],
             [[r["searcher"], r["depth"], f"{r['nodes']:,}", f"{r['nps']:,.0f}"] for r in budget],
         )
-        deepest = {}
+        deepest: dict[tuple[str, str], dict[str, Any]] = {}
         for r in nodes:
             key = (r["position"], r["searcher"])
             if r["depth"] >= deepest.get(key, {"depth": 0})["depth"]:
@@ -285,8 +247,7 @@ def run(cfg: DictConfig | dict[str, Any]) -> dict[str, Any]:
         for name in ("nodes.parquet", "games.parquet"):
             if (out / name).exists():
                 mlrun.log_artifact(out / name, "data")
-    uri = str((cfg.get("tracking") or {}).get("uri", "sqlite:///mlflow.db"))
-    print_locations({"results": out.resolve()}, uri, mlrun.run_id)
+    print_locations({"results": out.resolve()}, job.tracking.uri, mlrun.run_id)
     return {
         "run_id": mlrun.run_id,
         "nodes": nodes,

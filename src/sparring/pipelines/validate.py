@@ -23,34 +23,24 @@ import re
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from omegaconf import DictConfig
 
+from sparring.config.validate import ValidateConfig
 from sparring.modeling import scenarios
 from sparring.modeling.calibration import CalibrationLog, reliability_plot
 from sparring.modeling.scenarios import ESTIMATED, difference_ci, mean_ci
-from sparring.mus.players import Profile
 from sparring.pipelines.plots import line_plot
 from sparring.pipelines.report import print_locations, print_table
-from sparring.runtime.config import (
-    ConfigError,
-    config_hash,
-    lookup,
-    require_int,
-    require_ints,
-    require_number,
-    to_container,
-)
+from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
-from sparring.runtime.seeding import task_seed
 from sparring.runtime.tracking import tracked_run
+from sparring.seeding import task_seed
 
 RESULTS_SPEC = DatasetSpec(
     name="validate",
@@ -70,82 +60,6 @@ RESULTS_SPEC = DatasetSpec(
         ]
     ),
 )
-_RATES = set(Profile.__dataclass_fields__)
-
-
-def _check_profile(name: str, spec: Any) -> dict[str, Any]:
-    if not isinstance(spec, Mapping):
-        raise ConfigError(f"profiles.{name} must be a mapping of rates, got {spec!r}")
-    spec = dict(spec)
-    allowed = _RATES | {"shift_after", "shifted"}
-    for key, value in spec.items():
-        if key not in allowed:
-            raise ConfigError(
-                f"profiles.{name}.{key} is not a profile field: choose from "
-                f"{', '.join(sorted(allowed))}"
-            )
-        if key == "shifted":
-            _check_profile(f"{name}.shifted", value)
-        elif key in ("shift_after", "bet_size"):
-            if not isinstance(value, int) or value < 1:
-                raise ConfigError(f"profiles.{name}.{key}={value!r}: expected an integer >= 1")
-        elif not isinstance(value, (int, float)) or not 0 <= value <= 1:
-            raise ConfigError(f"profiles.{name}.{key}={value!r}: expected a rate in [0, 1]")
-    return spec
-
-
-def parse_config(cfg: DictConfig | Mapping[str, Any]) -> dict[str, Any]:
-    """Check the whole configuration before any work starts."""
-    raw = to_container(cfg)
-    profiles_raw = raw.get("profiles") or {}
-    if not isinstance(profiles_raw, Mapping) or not profiles_raw:
-        raise ConfigError(
-            "profiles must map names to rates, e.g. {bluffer: {bluff_frequency: 0.8}}"
-        )
-    profiles = {str(k): _check_profile(str(k), v) for k, v in profiles_raw.items()}
-
-    def known(key: str, name: Any) -> str:
-        if name not in profiles:
-            raise ConfigError(f"{key}: unknown profile {name!r}; defined: {', '.join(profiles)}")
-        return str(name)
-
-    estimate = [known("estimate", n) for n in (lookup(cfg, "estimate") or [])]
-    pairs = []
-    for pair in lookup(cfg, "separate") or []:
-        if len(pair) != 2:
-            raise ConfigError(f"separate: {list(pair)!r} is not a pair of profile names")
-        pairs.append((known("separate", pair[0]), known("separate", pair[1])))
-    shifted = known("drift.shifted", lookup(cfg, "drift.shifted"))
-    if "shift_after" not in profiles[shifted]:
-        raise ConfigError(f"drift.shifted={shifted!r}: that profile has no shift_after")
-    job = {
-        "seed": require_int(cfg, "seed", 0, 2**62),
-        "seeds": require_int(cfg, "seeds", 2, 10_000),
-        "hands": require_ints(cfg, "hands", 1, 1_000_000),
-        "reference_hands": require_int(cfg, "reference_hands", 100, 10_000_000),
-        "level": require_number(cfg, "level", 0, 1, low_open=True),
-        "profiles": profiles,
-        "estimate": estimate,
-        "separate": pairs,
-        "drift_shifted": shifted,
-        "drift_stationary": known("drift.stationary", lookup(cfg, "drift.stationary")),
-        "drift_hands": require_int(cfg, "drift.hands", 2, 1_000_000),
-        "drift_runs": require_int(cfg, "drift.runs", 1, 10_000),
-        "opponents": [known("match.opponents", n) for n in lookup(cfg, "match.opponents") or []],
-        "games": require_int(cfg, "match.games", 2, 1_000_000),
-        "series": require_int(cfg, "match.series", 1, 10_000),
-        "output": Path(str(lookup(cfg, "output") or "data/validate.parquet")),
-    }
-    if job["level"] >= 1:
-        raise ConfigError(f"level={job['level']}: a credible level is in (0, 1)")
-    if len(job["hands"]) < 2 and estimate:
-        raise ConfigError("hands needs at least two sample sizes to fit the error slope")
-    if job["drift_hands"] <= profiles[shifted]["shift_after"]:
-        raise ConfigError(
-            f"drift.hands={job['drift_hands']} must exceed the shift of {shifted!r} "
-            f"(shift_after={profiles[shifted]['shift_after']})"
-        )
-    return job
 
 
 def run_cell(cell: tuple, profiles: dict[str, dict], seed: int, level: float) -> dict[str, Any]:
@@ -182,27 +96,29 @@ def _slope(ns: list[int], errors: list[float]) -> float:
     return float(np.polyfit(x, y, 1)[0])
 
 
-def run(cfg: DictConfig | Mapping[str, Any]) -> dict[str, Any]:
-    job = parse_config(cfg)
-    init_ray(cfg.get("ray"))
-    seeds, hands = range(job["seeds"]), job["hands"]
-    cells: list[tuple] = [("reference", p, job["reference_hands"]) for p in job["estimate"]]
-    cells += [("estimation", p, n, i) for p in job["estimate"] for n in hands for i in seeds]
-    cells += [("separation", a, b, n, i) for a, b in job["separate"] for n in hands for i in seeds]
-    for name in (job["drift_shifted"], job["drift_stationary"]):
-        cells += [("drift", name, job["drift_hands"], i) for i in range(job["drift_runs"])]
+def run(job: ValidateConfig) -> dict[str, Any]:
+    """Run the grid; returns the output path, the MLflow run id and the metrics (error slopes,
+    coverage, separation, drift delay, Brier scores, the model's edge per opponent)."""
+    output = Path(job.output)
+    init_ray(job.ray)
+    seeds, hands = range(job.seeds), job.hands
+    cells: list[tuple] = [("reference", p, job.reference_hands) for p in job.estimate]
+    cells += [("estimation", p, n, i) for p in job.estimate for n in hands for i in seeds]
+    cells += [("separation", a, b, n, i) for a, b in job.pairs for n in hands for i in seeds]
+    for name in (job.drift.shifted, job.drift.stationary):
+        cells += [("drift", name, job.drift.hands, i) for i in range(job.drift.runs)]
     cells += [
-        ("match", p, arm, job["games"], i)
-        for p in job["opponents"]
+        ("match", p, arm, job.match.games, i)
+        for p in job.match.opponents
         for arm in ("model", "control")
-        for i in range(job["series"])
+        for i in range(job.match.series)
     ]
-    with tracked_run(cfg, "validate") as mlrun:
+    with tracked_run(job, "validate") as mlrun:
         start = time.perf_counter()
         results = parallel_map(
             run_cell,
             cells,
-            shared={"profiles": job["profiles"], "seed": job["seed"], "level": job["level"]},
+            shared={"profiles": job.profiles, "seed": job.seed, "level": job.level},
             description=f"validate: {len(cells)} cells",
         )
         wall = time.perf_counter() - start
@@ -215,28 +131,29 @@ def run(cfg: DictConfig | Mapping[str, Any]) -> dict[str, Any]:
         _drift(job, out, rows, metrics, summary)
         logs, private = _matches(job, out, rows, metrics, summary)
         table = pa.Table.from_pylist(rows, schema=RESULTS_SPEC.schema)
-        digest = config_hash({k: str(v) for k, v in job.items()})
-        write_table(table, job["output"], RESULTS_SPEC, config_hash=digest, seed=job["seed"])
+        digest = config_hash(
+            {k: v for k, v in to_container(job).items() if k not in ("ray", "tracking")}
+        )
+        write_table(table, output, RESULTS_SPEC, config_hash=digest, seed=job.seed)
         mlrun.log_metrics({k: v for k, v in metrics.items() if math.isfinite(v)})
         text = print_table("Player model validation", ["measure", "value", "detail"], summary)
         mlrun.log_text(text, "summary.txt")
         mlrun.log_text("\n".join(private), "private_summaries.txt")
-        mlrun.log_artifact(job["output"], "data")
+        mlrun.log_artifact(output, "data")
         with tempfile.TemporaryDirectory() as tmp:
             for plot in _plots(job, out, logs, Path(tmp)):
                 mlrun.log_artifact(plot, "plots")
-    uri = str((cfg.get("tracking") or {}).get("uri", "sqlite:///mlflow.db"))
-    print_locations({"results": job["output"].resolve()}, uri, mlrun.run_id)
-    return {"output": job["output"], "run_id": mlrun.run_id, "metrics": metrics}
+    print_locations({"results": output.resolve()}, job.tracking.uri, mlrun.run_id)
+    return {"output": output, "run_id": mlrun.run_id, "metrics": metrics}
 
 
 def _estimation(job, out, rows, metrics, summary) -> None:
     errors: dict[tuple[str, int], list[float]] = defaultdict(list)
     covered: dict[str, list[bool]] = defaultdict(list)
-    for name in job["estimate"]:
-        truth = out[("reference", name, job["reference_hands"])]["truth"]
-        for n in job["hands"]:
-            for i in range(job["seeds"]):
+    for name in job.estimate:
+        truth = out[("reference", name, job.reference_hands)]["truth"]
+        for n in job.hands:
+            for i in range(job.seeds):
                 for r in out[("estimation", name, n, i)]["rows"]:
                     t = truth[r["metric"]]
                     if not math.isfinite(t):
@@ -251,27 +168,27 @@ def _estimation(job, out, rows, metrics, summary) -> None:
         return
     slopes = []
     for metric in ESTIMATED:
-        curve = [float(np.mean(errors[(metric, n)])) for n in job["hands"]]
-        slope = _slope(job["hands"], curve)
+        curve = [float(np.mean(errors[(metric, n)])) for n in job.hands]
+        slope = _slope(job.hands, curve)
         slopes.append(slope)
         metrics[_name("error_slope", metric)] = slope
         metrics[_name("coverage", metric)] = float(np.mean(covered[metric]))
-        for n, e in zip(job["hands"], curve, strict=True):
+        for n, e in zip(job.hands, curve, strict=True):
             metrics[_name("error", metric, f"n={n}")] = e
-    overall = [float(np.mean([e for m in ESTIMATED for e in errors[(m, n)]])) for n in job["hands"]]
-    metrics["error_slope"] = _slope(job["hands"], overall)
+    overall = [float(np.mean([e for m in ESTIMATED for e in errors[(m, n)]])) for n in job.hands]
+    metrics["error_slope"] = _slope(job.hands, overall)
     metrics["coverage"] = float(np.mean([c for v in covered.values() for c in v]))
     summary.append(["error slope (log-log)", f"{metrics['error_slope']:.2f}",
                     "per metric " + ", ".join(f"{s:.2f}" for s in slopes)])  # fmt: skip
-    summary.append(["interval coverage", f"{metrics['coverage']:.3f}", f"nominal {job['level']}"])
+    summary.append(["interval coverage", f"{metrics['coverage']:.3f}", f"nominal {job.level}"])
 
 
 def _separation(job, out, rows, metrics, summary) -> None:
-    for a, b in job["separate"]:
+    for a, b in job.pairs:
         shares = []
-        for n in job["hands"]:
+        for n in job.hands:
             separated = []
-            for i in range(job["seeds"]):
+            for i in range(job.seeds):
                 cell = out[("separation", a, b, n, i)]["rows"]
                 separated.append(any(r["disjoint"] for r in cell))
                 for r in cell:
@@ -282,26 +199,26 @@ def _separation(job, out, rows, metrics, summary) -> None:
             share = float(np.mean(separated))
             shares.append(share)
             metrics[_name("separated", f"{a}_vs_{b}", f"n={n}")] = share
-        detail = ", ".join(f"n={n}: {s:.2f}" for n, s in zip(job["hands"], shares, strict=True))
+        detail = ", ".join(f"n={n}: {s:.2f}" for n, s in zip(job.hands, shares, strict=True))
         summary.append([f"separated {a} vs {b}", f"{shares[-1]:.2f}", detail])
 
 
 def _drift(job, out, rows, metrics, summary) -> None:
     delays, early, alarms_stationary = [], 0, 0
-    shift = job["profiles"][job["drift_shifted"]]["shift_after"]
-    for i in range(job["drift_runs"]):
-        r = out[("drift", job["drift_shifted"], job["drift_hands"], i)]
+    shift = job.profiles[job.drift.shifted]["shift_after"]
+    for i in range(job.drift.runs):
+        r = out[("drift", job.drift.shifted, job.drift.hands, i)]
         delays.append(r["delay"])
         early += r["false_alarms"]
-        s = out[("drift", job["drift_stationary"], job["drift_hands"], i)]
+        s = out[("drift", job.drift.stationary, job.drift.hands, i)]
         alarms_stationary += s["false_alarms"]
-        for name, res, metric in ((job["drift_shifted"], r, "delay"),
-                                  (job["drift_stationary"], s, "false_alarms")):  # fmt: skip
-            rows.append(dict(scenario="drift", profile=name, arm="", hands=job["drift_hands"],
+        for name, res, metric in ((job.drift.shifted, r, "delay"),
+                                  (job.drift.stationary, s, "false_alarms")):  # fmt: skip
+            rows.append(dict(scenario="drift", profile=name, arm="", hands=job.drift.hands,
                              seed=i, metric=metric, value=float(res[metric]), truth=float("nan"),
                              low=float("nan"), high=float("nan")))  # fmt: skip
     found = [d for d in delays if math.isfinite(d)]
-    hands_watched = job["drift_runs"] * job["drift_hands"] + job["drift_runs"] * shift
+    hands_watched = job.drift.runs * job.drift.hands + job.drift.runs * shift
     metrics["drift/detected"] = len(found) / len(delays)
     metrics["drift/delay_median"] = float(np.median(found)) if found else float("nan")
     metrics["drift/delay_p90"] = float(np.percentile(found, 90)) if found else float("nan")
@@ -317,12 +234,12 @@ def _drift(job, out, rows, metrics, summary) -> None:
 def _matches(job, out, rows, metrics, summary) -> tuple[dict[str, CalibrationLog], list[str]]:
     logs = {"model": CalibrationLog(), "control": CalibrationLog()}
     private: list[str] = []
-    for name in job["opponents"]:
+    for name in job.match.opponents:
         margins: dict[str, list[float]] = {"model": [], "control": []}
         for arm in ("model", "control"):
             wins = []
-            for i in range(job["series"]):
-                series = out[("match", name, arm, job["games"], i)]["series"]
+            for i in range(job.match.series):
+                series = out[("match", name, arm, job.match.games, i)]["series"]
                 margins[arm] += series.margins
                 wins += series.wins
                 for kind, pairs in series.calibration.items():
@@ -331,7 +248,7 @@ def _matches(job, out, rows, metrics, summary) -> tuple[dict[str, CalibrationLog
                 for g, (m, w) in enumerate(zip(series.margins, series.wins, strict=True)):
                     for metric, value in (("margin_per_hand", m), ("win", float(w))):
                         rows.append(dict(scenario="match", profile=name, arm=arm,
-                                         hands=job["games"], seed=i * job["games"] + g,
+                                         hands=job.match.games, seed=i * job.match.games + g,
                                          metric=metric, value=value, truth=float("nan"),
                                          low=float("nan"), high=float("nan")))  # fmt: skip
                 if arm == "model" and i == 0:
@@ -368,23 +285,23 @@ def _paired(model: list[float], control: list[float]) -> tuple[float, float, flo
 
 def _plots(job, out, logs, tmp: Path) -> list[Path]:
     plots = []
-    if job["estimate"]:
+    if job.estimate:
         series = {}
         for metric in ESTIMATED:
             curve = []
-            for n in job["hands"]:
+            for n in job.hands:
                 errors = []
-                for p in job["estimate"]:
-                    truth = out[("reference", p, job["reference_hands"])]["truth"][metric]
-                    for i in range(job["seeds"]):
+                for p in job.estimate:
+                    truth = out[("reference", p, job.reference_hands)]["truth"][metric]
+                    for i in range(job.seeds):
                         errors += [abs(r["estimate"] - truth)
                                    for r in out[("estimation", p, n, i)]["rows"]
                                    if r["metric"] == metric]  # fmt: skip
                 curve.append(float(np.nanmean(errors)))
             series[metric] = curve
-        ref = series[ESTIMATED[0]][0] * np.sqrt(job["hands"][0] / np.asarray(job["hands"]))
+        ref = series[ESTIMATED[0]][0] * np.sqrt(job.hands[0] / np.asarray(job.hands))
         series["1/sqrt(n)"] = list(ref)
-        plots.append(line_plot(tmp / "error_vs_n.png", job["hands"], series,
+        plots.append(line_plot(tmp / "error_vs_n.png", job.hands, series,
                                "Mean |estimate - truth| vs hands observed", "hands",
                                "mean absolute error", loglog=True))  # fmt: skip
     for arm, log in logs.items():

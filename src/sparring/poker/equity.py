@@ -16,7 +16,7 @@ from numba import njit
 
 from sparring.poker.cards import as_cards, format_cards
 from sparring.poker.evaluator import CARD_BITS, CARD_KEYS, SUIT_START, value7
-from sparring.rng import below, next_u64, seed_state, stream_state
+from sparring.seeding import below, next_u64, seed_state, stream_state
 
 MAX_OPPONENTS = 22  # 2 + 5 + 2 * 22 = 51 cards
 METHODS = ("auto", "exact", "monte_carlo")

@@ -18,7 +18,7 @@ import pyarrow as pa
 from sparring.poker.cards import RANKS, as_cards
 from sparring.poker.equity import EquityResult, equity
 from sparring.runtime.datasets import DatasetSpec, read_table
-from sparring.runtime.seeding import task_seed
+from sparring.seeding import task_seed
 
 MAX_TABLE_OPPONENTS = 9
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
 from typing import Any
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
@@ -27,8 +26,9 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def init_ray(cfg: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """Start or attach to Ray as ``cfg`` says and return the cluster resources.
+def init_ray(cfg: Any = None) -> dict[str, Any]:
+    """Start or attach to Ray as ``cfg`` (a ``RayConfig`` or a mapping) says and return the
+    cluster resources.
 
     Keys: ``address`` (null = embedded local Ray, ``auto`` = the running cluster, or
     ``ray://host:port``), ``num_cpus`` (embedded only; null = all cores), ``include_dashboard``,

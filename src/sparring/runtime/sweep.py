@@ -23,21 +23,22 @@ class SweepParent(Callback):
 
     def __init__(self, name: str = "sweep") -> None:
         self.name = name
-        self.client = None
+        self.client: Any = None  # an MlflowClient once the sweep starts
         self.run_id: str | None = None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         from mlflow.tracking import MlflowClient
 
+        from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
         from sparring.runtime.tracking import experiment_id, git_commit
 
-        tracking = OmegaConf.to_container(config.get("tracking") or {}, resolve=True) or {}
+        tracking = to_container(config.get("tracking") or {})
         pipeline = str(config.hydra.job.name)
-        uri = tracking.get("uri") or "sqlite:///mlflow.db"
-        self.client = MlflowClient(tracking_uri=uri)
-        exp = experiment_id(self.client, tracking.get("experiment") or pipeline, tracking)
+        uri = tracking.get("uri") or DEFAULT_TRACKING_URI
+        client = self.client = MlflowClient(tracking_uri=uri)
+        exp = experiment_id(client, tracking.get("experiment") or pipeline, tracking)
         sweep_id = f"{pipeline}-{self.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-        run = self.client.create_run(
+        run = client.create_run(
             exp,
             run_name=sweep_id,
             tags={

@@ -21,7 +21,7 @@ import mlflow
 from mlflow.entities import Metric, Param, RunTag
 from mlflow.tracking import MlflowClient
 
-from sparring.runtime.config import config_hash, flatten, to_container
+from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
 
 _BATCH = 200  # MLflow accepts up to 1000 metrics / 100 params per batch
 _PARAM_BATCH = 100
@@ -113,15 +113,16 @@ def tracked_run(
 ) -> Iterator[RunLogger]:
     """Open an MLflow run for one pipeline invocation and close it with its final status.
 
-    ``cfg.tracking`` gives ``uri`` (e.g. ``sqlite:///mlflow.db`` or an http server),
-    ``experiment`` (default: the pipeline name) and ``artifact_root``. The run gets the
-    flattened config (minus ``tracking``) as params, and tags ``pipeline``, ``git_commit``,
-    ``config_hash`` plus ``tags``; a parent run id in ``tracking.parent_run_id`` nests it, and
-    inside a sweep (``runtime.sweep``) it is nested under the sweep's parent and tagged.
+    ``cfg`` is the pipeline's typed config (or a mapping). ``cfg.tracking`` gives ``uri``
+    (e.g. ``sqlite:///mlflow.db`` or an http server), ``experiment`` (default: the pipeline
+    name) and ``artifact_root``. The run gets the flattened config (minus ``tracking``) as
+    params, and tags ``pipeline``, ``git_commit``, ``config_hash`` plus ``tags``; a parent run
+    id in ``tracking.parent_run_id`` nests it, and inside a sweep (``runtime.sweep``) it is
+    nested under the sweep's parent and tagged. Ctrl-C marks the run KILLED, an error FAILED.
     """
     conf = to_container(cfg)
     tracking = dict(conf.get("tracking") or {})
-    uri = tracking.get("uri") or "sqlite:///mlflow.db"
+    uri = tracking.get("uri") or DEFAULT_TRACKING_URI
     mlflow.set_tracking_uri(uri)
     client = MlflowClient(tracking_uri=uri)
     exp_id = experiment_id(client, tracking.get("experiment") or pipeline, tracking)
@@ -142,6 +143,9 @@ def tracked_run(
     logger.log_params(flatten(body))
     try:
         yield logger
+    except KeyboardInterrupt:
+        client.set_terminated(run.info.run_id, status="KILLED")
+        raise
     except BaseException:
         client.set_terminated(run.info.run_id, status="FAILED")
         raise

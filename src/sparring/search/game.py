@@ -1,6 +1,17 @@
 """FlagBots for people and tests: a Position with OpenSpiel-style methods and text moves.
 
 Moves are written ``c2-d3`` (a step; columns a.., rows 1..) or ``x c2`` (self-destruct).
+
+Positions are written as text (``Position.to_text`` / ``from_text``), like chess's FEN:
+
+    <rows> <side> <plies left>      e.g. the start: 9/1NNNNNNN1/9/9/9/9/9/1SSSSSSS1/9 s 80
+
+``<rows>`` lists the board from the top row (North's side) down, rows separated by ``/``: ``S``
+a South robot, ``N`` a North robot, ``#`` a wall, a number that many empty cells. The board size
+is what the rows say (width = cells per row, height = rows); each side's robots are the letters
+on it. Flags are where the rules put them: South's at the bottom row's middle cell (x = W div
+2), North's at the top row's. ``<side>`` is ``s`` or ``n`` (to move) and ``<plies left>`` the
+plies until the move limit.
 """
 
 from __future__ import annotations
@@ -9,18 +20,26 @@ import re
 
 import numpy as np
 
+from sparring.game_api import TERMINAL
 from sparring.search.flagbots import (
     BOARD,
+    COUNT0,
+    COUNT1,
     DESTRUCT,
     DIRS,
     DRAW,
     EMPTY,
     FLAG0,
     FLAG1,
+    LIMIT,
     MAX_MOVES,
     NORTH,
+    NORTH_WINS,
     ONGOING,
     REASON,
+    REASON_ANNIHILATION,
+    REASON_FLAG,
+    REASON_NONE,
     REASONS,
     SIDE,
     SOUTH,
@@ -41,6 +60,8 @@ from sparring.search.flagbots import (
 )
 
 _STEP = re.compile(r"^([a-z])(\d+)-([a-z])(\d+)$")
+_PIECES = {"S": SOUTH, "N": NORTH, "#": WALL}
+_LETTERS = {v: k for k, v in _PIECES.items()}
 _BLAST = re.compile(r"^x\s*([a-z])(\d+)$")
 
 
@@ -60,7 +81,8 @@ class Position:
 
     # --- the game API
     def current_player(self) -> int:
-        return int(self.st[SIDE])
+        """0 South, 1 North to move; ``TERMINAL`` once the game is over."""
+        return TERMINAL if self.is_terminal() else int(self.st[SIDE])
 
     def legal_actions(self, prune_destructs: bool = False) -> list[int]:
         out = np.zeros(MAX_MOVES, np.int64)
@@ -94,6 +116,58 @@ class Position:
     @property
     def ply(self) -> int:
         return int(self.st[T])
+
+    # --- positions as text
+    @classmethod
+    def from_text(cls, text: str) -> Position:
+        """The position written in ``text`` (see the module docstring); ValueError saying what
+        is wrong otherwise. The game continues from it with ``plies left`` as its move limit."""
+        parts = text.split()
+        if len(parts) != 3:
+            raise ValueError(f"{text!r}: expected '<rows> <side> <plies left>', e.g. {START!r}")
+        rows_text, side, left = parts
+        if side not in ("s", "n"):
+            raise ValueError(f"{text!r}: the side to move is s or n, not {side!r}")
+        if not left.isdigit() or int(left) < 1:
+            raise ValueError(f"{text!r}: plies left must be an integer >= 1, not {left!r}")
+        rows = [_parse_row(row, text) for row in rows_text.split("/")]
+        width, height = len(rows[0]), len(rows)
+        if any(len(row) != width for row in rows):
+            raise ValueError(f"{text!r}: every row must have {width} cells")
+        board = rows[::-1]  # text lists the top row first; y = 0 is the bottom
+        walls = tuple((x, y) for y in range(height) for x in range(width) if board[y][x] == WALL)
+        cfg = FlagBotsConfig(width, height, int(left), walls)
+        cfg.check()  # board size and wall rules
+        pos = cls(cfg)
+        st = pos.st
+        for y in range(height):
+            for x in range(width):
+                st[BOARD + y * width + x] = board[y][x]
+        st[COUNT0] = sum(row.count(SOUTH) for row in board)
+        st[COUNT1] = sum(row.count(NORTH) for row in board)
+        if st[BOARD + st[FLAG0]] == SOUTH or st[BOARD + st[FLAG1]] == NORTH:
+            raise ValueError(f"{text!r}: a robot stands on its own flag")
+        st[SIDE] = 0 if side == "s" else 1
+        st[STATUS], st[REASON] = _status(st)
+        pos.key = int(full_hash(st, pos.zob))
+        return pos
+
+    def to_text(self) -> str:
+        """This position as text; ``Position.from_text(p.to_text()).to_text() == p.to_text()``."""
+        w, h = int(self.st[W]), int(self.st[H])
+        rows = []
+        for y in range(h - 1, -1, -1):
+            row, empty = "", 0
+            for x in range(w):
+                v = int(self.st[BOARD + y * w + x])
+                if v == EMPTY:
+                    empty += 1
+                    continue
+                row += (str(empty) if empty else "") + _LETTERS[v]
+                empty = 0
+            rows.append(row + (str(empty) if empty else ""))
+        side = "s" if int(self.st[SIDE]) == 0 else "n"
+        return f"{'/'.join(rows)} {side} {int(self.st[LIMIT]) - int(self.st[T])}"
 
     # --- text
     def cell_name(self, cell: int) -> str:
@@ -164,3 +238,36 @@ class Position:
             lines.append(f"{y + 1:>2} " + " ".join(row))
         lines.append("   " + " ".join(chr(ord("a") + x) for x in range(w)))
         return "\n".join(lines)
+
+
+START = "9/1NNNNNNN1/9/9/9/9/9/1SSSSSSS1/9 s 80"
+"""The default start position as text."""
+
+
+def _parse_row(row: str, text: str) -> list[int]:
+    cells: list[int] = []
+    for run in re.findall(r"\d+|\D", row):
+        if run.isdigit():
+            if int(run) < 1:
+                raise ValueError(f"{text!r}: an empty run is at least 1 cell")
+            cells += [EMPTY] * int(run)
+        elif run in _PIECES:
+            cells.append(_PIECES[run])
+        else:
+            raise ValueError(f"{text!r}: {run!r} is not S, N, # or a number of empty cells")
+    if not cells:
+        raise ValueError(f"{text!r}: a row is empty")
+    return cells
+
+
+def _status(st: np.ndarray) -> tuple[int, int]:
+    """(status, reason) of a position set up from text, by the rules' end conditions."""
+    if st[BOARD + st[FLAG1]] == SOUTH:
+        return SOUTH_WINS, REASON_FLAG
+    if st[BOARD + st[FLAG0]] == NORTH:
+        return NORTH_WINS, REASON_FLAG
+    if st[COUNT0] == 0 and st[COUNT1] == 0:
+        return DRAW, REASON_ANNIHILATION
+    if st[COUNT0] == 0 or st[COUNT1] == 0:
+        return (NORTH_WINS if st[COUNT0] == 0 else SOUTH_WINS), REASON_ANNIHILATION
+    return ONGOING, REASON_NONE

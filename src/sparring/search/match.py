@@ -10,10 +10,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sparring.runtime.seeding import task_rng
 from sparring.search.engine import Engine, SearchConfig
 from sparring.search.flagbots import FlagBotsConfig
 from sparring.search.game import Position
+from sparring.seeding import task_rng
 
 
 @dataclass(frozen=True)

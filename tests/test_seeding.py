@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from sparring.runtime.seeding import task_rng, task_seed
+from sparring.seeding import task_rng, task_seed
 
 
 def test_task_seeds_are_stable_and_distinct():

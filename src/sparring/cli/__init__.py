@@ -1,0 +1,77 @@
+"""``sparring``: small interactive tools, one module per domain.
+
+    sparring equity AsKs --board "Ah 7c 2d" --opponents 9
+    sparring equity 7h7d --opponents 3 --trials 1000000 --seed 4
+    sparring poker replay --deals data/deals/<hash> --deal 3 --rotation 0
+    sparring eleusis referee --deck spike:alpha=0.5 --seed 1 -- sparring eleusis scientist
+    sparring play flagbots --side south --time 1.0
+    sparring play mus --hands 3
+    sparring mus simulate --matches 10 --bluff 0.8
+    sparring play mus --hands 3 --store player_models.db --player ana
+    sparring mus profile --store player_models.db --player ana
+    sparring compare evolve --metric champion_bb100
+
+Each domain module (poker, mus, eleusis, flagbots, runs) registers its subcommands next to their
+handlers. Every input is checked before any work: a bad one ends the command with one line on
+stderr and exit status 2 (``SPARRING_DEBUG=1`` shows the traceback of an unexpected failure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Sequence
+
+from sparring.cli import eleusis, flagbots, mus, poker, runs
+from sparring.cli.common import EXIT_USAGE, Parser
+from sparring.runtime.errors import EXIT_INTERRUPTED, one_line
+
+DOMAINS = (poker, mus, eleusis, flagbots, runs)
+GROUPS = {
+    "poker": "poker tools (replay a hand of a deal set)",
+    "play": "play a game in the terminal",
+    "mus": "Mus tools (simulate matches, the player-model profile)",
+    "eleusis": "Probabilistic Eleusis: referee and scientists",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole ``sparring`` command line."""
+    parser = Parser(
+        prog="sparring",
+        description="Sparring: tools for training and evaluating game-playing agents.",
+    )
+    top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    top.required = True
+    groups = {}
+    for name, help_text in GROUPS.items():
+        group = top.add_parser(name, help=help_text, description=help_text)
+        groups[name] = group.add_subparsers(dest=f"{name}_command", metavar="TOOL")
+        groups[name].required = True
+    for domain in DOMAINS:
+        domain.register(top, groups)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``sparring <argv>``; returns the exit status (2 for bad input, 130 for Ctrl-C)."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a bad argument (2, already reported)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
+        line = one_line(exc)
+        if line is None or os.environ.get("SPARRING_DEBUG"):
+            raise
+        print(f"sparring {args.command}: error: {line}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+__all__ = ["build_parser", "main"]

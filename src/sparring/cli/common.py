@@ -1,0 +1,140 @@
+"""What every ``sparring`` subcommand shares: the one-line error, argument types that check
+their values, and the store and tracking checks.
+
+Argument types raise ``argparse.ArgumentTypeError``; argparse turns that into
+``sparring <command>: error: argument --x: ...`` on one line (``Parser.error``), exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import NoReturn
+
+from sparring.runtime.errors import EXIT_USAGE, UsageError
+
+__all__ = ["EXIT_USAGE", "Parser", "UsageError"]
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (no usage block), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def integer(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high]."""
+    allowed = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not allowed: expected {allowed}"
+            ) from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{value} is not allowed: expected {allowed}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+seed = integer(0)
+seed.__doc__ = "A random seed: an integer >= 0."
+
+
+def number(low: float, high: float, *, low_open: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number in [low, high] (or (low, high])."""
+    allowed = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not allowed: expected {allowed}"
+            ) from None
+        too_low = value <= low if low_open else value < low
+        if not math.isfinite(value) or too_low or value > high:
+            raise argparse.ArgumentTypeError(f"{text} is not allowed: expected {allowed}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+probability = number(0.0, 1.0)
+
+
+def existing_dir(text: str) -> Path:
+    """An argparse type: a directory that exists."""
+    path = Path(text)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"{text}: no such directory")
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: a file, expected a directory")
+    return path
+
+
+def output_file(text: str) -> Path:
+    """An argparse type: a file path we can create or replace (its directory may be missing)."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: a directory, expected a file path")
+    ancestor = path.absolute().parent
+    while not ancestor.exists():
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: {ancestor} is a file, not a directory")
+    try:  # a real attempt: permission bits say nothing to root or on a read-only mount
+        with tempfile.TemporaryFile(dir=ancestor):
+            pass
+    except OSError:
+        raise argparse.ArgumentTypeError(f"{text}: {ancestor} is not writable") from None
+    return path
+
+
+def store_file(text: str) -> Path:
+    """An argparse type: a player-model store path (an SQLite file, or one to create)."""
+    path = output_file(text)
+    if path.exists():
+        with open(path, "rb") as f:
+            head = f.read(len(SQLITE_HEADER))
+        if head and head != SQLITE_HEADER:
+            raise argparse.ArgumentTypeError(f"{text}: not an SQLite database")
+    return path
+
+
+def tracking_uri(text: str) -> str:
+    """An argparse type: an MLflow tracking URI that can be opened."""
+    from sparring.runtime.preflight import check_tracking
+
+    try:
+        check_tracking(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).replace("tracking.uri=", "", 1)) from None
+    return text
+
+
+def open_player_store(path: Path):
+    """The player-model store at ``path``; a newer schema or a damaged file is a UsageError."""
+    import sqlite3
+
+    from sparring.modeling.store import open_store
+
+    try:
+        return open_store(path)
+    except ValueError as exc:  # a schema newer than this code
+        raise UsageError(f"--store {path}: {exc}") from None
+    except sqlite3.DatabaseError as exc:
+        raise UsageError(f"--store {path}: not a usable SQLite database ({exc})") from None

@@ -1,0 +1,89 @@
+"""``sparring eleusis referee`` and ``sparring eleusis scientist``: the line protocol."""
+
+from __future__ import annotations
+
+import argparse
+
+from sparring.cli.common import UsageError, integer, seed
+from sparring.eleusis.scientists import NAMES
+
+EXIT_INVALID = 3  # the scientist broke the protocol
+
+
+def register(top: argparse._SubParsersAction, groups: dict) -> None:
+    ref = groups["eleusis"].add_parser(
+        "referee",
+        help="run a scientist program over stdin/stdout for one game",
+        description="Referee one game: the program writes guesses '<suit> <number>' (suits "
+        "CDHS, numbers 1..13) and reads '<suit> <number> <0|1> <0|1>'. Exit status 0 when the "
+        "game finished or hit the cap, 3 when the program broke the protocol.",
+    )
+    ref.add_argument("--deck", required=True, help="family[:k=v,...], e.g. spike:alpha=0.5")
+    ref.add_argument("--seed", type=seed, default=0, help="game seed (deck instance and draws)")
+    ref.add_argument("--harma", type=integer(1), default=100, help="starting harma (default 100)")
+    ref.add_argument(
+        "--cap", type=integer(1), default=1_000_000, help="guess cap (default 1000000)"
+    )
+    ref.add_argument("program", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
+    ref.set_defaults(func=referee)
+    sci = groups["eleusis"].add_parser(
+        "scientist",
+        help="one of our scientists speaking the line protocol",
+        description="Write guesses to stdout, read feedback from stdin until it closes. The "
+        "references: oracle and optimal are told the deck, informed is told its family.",
+    )
+    sci.add_argument("--name", default="em_greedy", choices=NAMES, help="the scientist")
+    sci.add_argument("--seed", type=seed, default=0, help="seed of its random choices")
+    sci.add_argument("--harma", type=integer(1), default=100, help="starting harma (for optimal)")
+    sci.add_argument(
+        "--deck", default=None, help="the deck (oracle, optimal) or its family (informed) only"
+    )
+    sci.set_defaults(func=scientist)
+
+
+def _deck(spec: str, seed: int):
+    from sparring.eleusis.decks import make_deck
+
+    try:
+        return make_deck(spec, seed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+
+
+def referee(args: argparse.Namespace) -> int:
+    """Referee one game between the deck and a scientist program."""
+    from sparring.eleusis.env import EleusisGame
+    from sparring.eleusis.protocol import run_referee
+
+    command = list(args.program)
+    if command and command[0] == "--":
+        command = command[1:]
+    if not command:
+        raise UsageError("give the scientist program after --, e.g. -- sparring eleusis scientist")
+    game = EleusisGame(_deck(args.deck, args.seed), args.seed, args.harma, args.cap)
+    result = run_referee(game, command)
+    if result.status == "invalid":
+        print(f"invalid game after {result.guesses} guesses: {result.message}")
+        return EXIT_INVALID
+    word = "finished" if result.status == "finished" else "did not finish (cap reached)"
+    print(f"{word}: {result.guesses} guesses, harma {result.harma}")
+    return 0
+
+
+def scientist(args: argparse.Namespace) -> int:
+    """Run one of our scientists over stdin/stdout."""
+    from sparring.eleusis.protocol import run_scientist
+
+    p_true = _deck(args.deck, args.seed) if args.deck else None
+    if args.name in ("oracle", "optimal") and p_true is None:
+        raise UsageError(f"the {args.name} knows the deck: give --deck (and the game's --seed)")
+    if args.name == "informed":
+        from sparring.eleusis.informed import hypotheses
+
+        if not args.deck:
+            raise UsageError("the informed reference knows the deck's family: give --deck")
+        try:
+            hypotheses(args.deck)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
+    return run_scientist(args.name, args.seed, args.harma, p_true, family=args.deck)

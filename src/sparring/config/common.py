@@ -1,0 +1,35 @@
+"""Config sections every pipeline shares: where Ray runs and where MLflow records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sparring.config import checks
+from sparring.runtime.config import DEFAULT_TRACKING_URI
+
+
+@dataclass
+class RayConfig:
+    """``conf/ray/*.yaml``: null address = an embedded local Ray, ``auto`` = the running cluster."""
+
+    address: str | None = None
+    num_cpus: int | None = None  # embedded only; null = every core
+    include_dashboard: bool = False
+    log_to_driver: bool = True
+    namespace: str = "sparring"
+
+    def __post_init__(self) -> None:
+        checks.optional_integer("num_cpus", self.num_cpus, 1)
+
+
+@dataclass
+class TrackingConfig:
+    """``conf/tracking/*.yaml``: the MLflow store, experiment and parent run."""
+
+    uri: str = DEFAULT_TRACKING_URI
+    artifact_root: str | None = "mlartifacts"
+    experiment: str | None = None  # null = the pipeline's name
+    parent_run_id: str | None = None
+
+    def __post_init__(self) -> None:
+        checks.path_text("uri", self.uri)

@@ -1,0 +1,27 @@
+"""``conf/compare.yaml``: compare the runs of an MLflow experiment."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sparring.config import checks
+from sparring.config.common import TrackingConfig
+
+
+@dataclass
+class CompareConfig:
+    """Rank an experiment's runs by ``metric``; show the params that differ and ``metrics``."""
+
+    experiment: str = "evolve"
+    metric: str = "champion_bb100"  # ranked by this (descending)
+    metrics: list[str] = field(default_factory=list)
+    filter: str = ""  # an MLflow search filter, e.g. "tags.sweep_id = 'evolve-...'"
+    max_runs: int = 20
+    output_dir: str = "data/compare"
+    tracking: TrackingConfig = field(default_factory=TrackingConfig)
+
+    def __post_init__(self) -> None:
+        checks.path_text("experiment", self.experiment)
+        checks.path_text("metric", self.metric)
+        checks.integer("max_runs", self.max_runs, 1, 100_000)
+        checks.path_text("output_dir", self.output_dir)

@@ -1,0 +1,166 @@
+"""Deal sets on disk: what defines one, generating its missing shards as Ray tasks, loading it.
+
+A deal set lives in ``<root>/<config-hash>/part-XXXXX.parquet``. Each shard is written by its
+task under a temporary name and renamed when complete, so a killed run leaves only whole shards;
+``ensure_deal_set`` finds them (same config hash in their metadata) and computes only the missing
+ones. The handgen pipeline, evolve, retrain and the CLI all get their deal sets from here.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from sparring.poker.deals import DealSet, deal_spec, generate_deals
+from sparring.poker.preflop import load_table
+from sparring.runtime.config import config_hash
+from sparring.runtime.datasets import (
+    DatasetError,
+    check_file,
+    is_reusable,
+    read_metadata,
+    read_table,
+    write_table,
+)
+from sparring.runtime.parallel import parallel_map
+
+
+@dataclass(frozen=True)
+class DealSetConfig:
+    """Everything that defines a deal set's content (its hash names the directory)."""
+
+    deals: int
+    table_size: int
+    equity_trials: int
+    seed: int
+    shard_size: int
+    raise_factor: float
+    call_factor: float
+    preflop_table: str | None
+
+    @property
+    def data_hash(self) -> str:
+        return config_hash(asdict(self))
+
+    @property
+    def shards(self) -> list[tuple[int, int, int]]:
+        """(shard index, first deal id, count) of every shard."""
+        return [
+            (i, start, min(self.shard_size, self.deals - start))
+            for i, start in enumerate(range(0, self.deals, self.shard_size))
+        ]
+
+    def directory(self, root: str | Path) -> Path:
+        return Path(root) / self.data_hash
+
+    def shard_path(self, root: str | Path, index: int) -> Path:
+        return self.directory(root) / f"part-{index:05d}.parquet"
+
+
+def write_shard(shard: tuple[int, int, int], settings: DealSetConfig, root: str) -> dict:
+    """One task: generate one shard's deals and write them; returns its counts."""
+    index, first, count = shard
+    start = time.perf_counter()
+    deals, rejected = generate_deals(
+        first,
+        count,
+        settings.table_size,
+        settings.equity_trials,
+        settings.seed,
+        load_table(settings.preflop_table),
+        settings.raise_factor,
+        settings.call_factor,
+    )
+    write_table(
+        deals.to_arrow(),
+        settings.shard_path(root, index),
+        deal_spec(settings.table_size),
+        config_hash=settings.data_hash,
+        seed=settings.seed,
+        extra={
+            "n_seats": settings.table_size,
+            "equity_trials": settings.equity_trials,
+            "deals": settings.deals,
+            "shard_size": settings.shard_size,
+            "shard": index,
+            "rejected": int(rejected.sum()),
+        },
+    )
+    return {
+        "shard": index,
+        "deals": count,
+        "rejected": int(rejected.sum()),
+        "seconds": time.perf_counter() - start,
+    }
+
+
+def missing_shards(settings: DealSetConfig, root: str | Path) -> list[tuple[int, int, int]]:
+    spec = deal_spec(settings.table_size)
+    return [
+        s
+        for s in settings.shards
+        if not is_reusable(settings.shard_path(root, s[0]), spec, settings.data_hash)
+    ]
+
+
+def ensure_deal_set(settings: DealSetConfig, root: str | Path) -> tuple[Path, dict[str, float]]:
+    """Make sure the deal set exists under ``root`` (computing only missing shards)."""
+    todo = missing_shards(settings, root)
+    start = time.perf_counter()
+    done = parallel_map(
+        write_shard,
+        todo,
+        shared={"settings": settings, "root": str(root)},
+        description=f"handgen: {len(todo)} shards of {settings.shard_size} deals",
+    )
+    wall = time.perf_counter() - start
+    made = sum(r["deals"] for r in done)
+    rejected = sum(r["rejected"] for r in done)
+    stats = {
+        "deals": settings.deals,
+        "shards": len(settings.shards),
+        "shards_written": len(done),
+        "shards_reused": len(settings.shards) - len(done),
+        "deals_generated": made,
+        "rejected_candidates": rejected,
+        "flop_filter_rejection_rate": rejected / (made + rejected) if made else 0.0,
+        "wall_s": wall,
+    }
+    if made:
+        task_seconds = sum(r["seconds"] for r in done)
+        stats["deals_per_s"] = made / wall
+        stats["deals_per_s_per_core"] = made / task_seconds
+        stats["equity_trials_per_s_per_core"] = (
+            made * settings.table_size * 3 * settings.equity_trials / task_seconds
+        )
+    return settings.directory(root), stats
+
+
+def load_deal_set(directory: str | Path) -> DealSet:
+    """Read and validate a whole deal set (every shard present, one config hash)."""
+    directory = Path(directory)
+    parts = sorted(directory.glob("part-*.parquet"))
+    if not parts:
+        raise DatasetError(f"{directory}: no deal shards (run pipelines/handgen.py)")
+    meta = read_metadata(parts[0])
+    try:
+        n, total = int(meta["n_seats"]), int(meta["deals"])
+        expected_shards = -(-total // int(meta["shard_size"]))
+    except (KeyError, ValueError) as exc:
+        raise DatasetError(f"{parts[0]}: not a deal shard (metadata {exc} missing)") from exc
+    spec = deal_spec(n)
+    sets = []
+    for part in parts:
+        if check_file(part, spec)["config_hash"] != meta["config_hash"]:
+            raise DatasetError(f"{part}: belongs to another deal set")
+        sets.append(DealSet.from_arrow(read_table(part, spec)))
+    deals = DealSet.concat(sets)
+    if len(parts) != expected_shards or len(deals) != total:
+        raise DatasetError(
+            f"{directory}: incomplete deal set ({len(parts)} of {expected_shards} shards, "
+            f"{len(deals)} of {total} deals); rerun handgen with the same config to complete it"
+        )
+    return deals.subset(np.argsort(deals.deal_id, kind="stable"))

@@ -1,0 +1,109 @@
+"""How a pipeline script starts: Hydra composes the config, the schema checks it, ``run`` works.
+
+``launch(__file__, "evolve", run)`` is the whole body of ``pipelines/evolve.py``. It keeps every
+Hydra feature (``--help``, ``--cfg job``, ``-m`` sweeps, overrides) and adds what users of a
+command expect:
+
+- every expected failure (an unknown key, a wrong type, a value out of range, a missing path, a
+  tracking URI that cannot be opened) prints one line, ``error: ...``, and exits 2 before any
+  Ray work starts; ``SPARRING_DEBUG=1`` shows the full traceback instead;
+- Ctrl-C prints one line (saying how to resume where that is possible), marks the MLflow run
+  KILLED and exits 130;
+- the task returns the value of the config's objective when the pipeline's results name one, so
+  Hydra sweepers can drive any pipeline.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line
+from sparring.runtime.preflight import check_tracking
+
+RESUME_HINT = "interrupted; run the same command again to resume"
+
+
+def _debug() -> bool:
+    return os.environ.get("SPARRING_DEBUG", "") not in ("", "0", "false", "no")
+
+
+def launch(
+    script: str,
+    config_name: str,
+    run: Callable[[Any], Any],
+    *,
+    resumable: bool | Callable[[Any], bool] = False,
+    objective: Callable[[Any], float | None] | None = None,
+) -> None:
+    """Run ``run(typed_config)`` under Hydra with the conventions above; never returns.
+
+    ``script`` is the calling file (``__file__``): its repository's ``conf/`` holds the configs.
+    ``resumable`` says whether running the same command again continues an interrupted run
+    (a function of the typed config where that depends on it, e.g. evolve's ``resume``).
+    ``objective`` maps ``run``'s result to the number a sweeper optimises.
+    """
+    import hydra
+
+    import sparring.config  # registers the schemas  # noqa: F401
+    from sparring.config import to_typed
+
+    # Hydra re-raises instead of printing its own multi-line report; we print one line.
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    conf_dir = str(Path(script).resolve().parent.parent / "conf")
+    typed: list[Any] = []  # the config, once it is known (for the Ctrl-C message)
+
+    @hydra.main(version_base="1.3", config_path=conf_dir, config_name=config_name)
+    def task(cfg: Any) -> float | None:
+        # Errors are reported here, not after Hydra's job wrapper, which would print a line of
+        # its own ("Error executing job ...") before ours.
+        with _reported():
+            config: Any = to_typed(cfg)
+            typed.append(config)
+            tracking = getattr(config, "tracking", None)
+            if tracking is not None:
+                check_tracking(tracking.uri)
+            result = run(config)
+            return objective(result) if objective is not None else None
+
+    # Hydra names the job (hydra.job.name: output dirs, a sweep's experiment) after the task
+    # function's module; this one is defined here, so give it the pipeline's name.
+    task.__wrapped__.__module__ = config_name
+
+    try:
+        with _reported():  # composition errors: unknown keys, wrong types, unknown options
+            task()
+    except KeyboardInterrupt:
+        resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
+        print(RESUME_HINT if resumes else "interrupted", file=sys.stderr)
+        sys.exit(EXIT_INTERRUPTED)
+    sys.exit(0)
+
+
+@contextmanager
+def _reported() -> Iterator[None]:
+    """Turn an expected failure into one line on stderr and exit status 2."""
+    try:
+        yield
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except Exception as exc:
+        line = one_line(exc)
+        if line is None or _debug():
+            raise
+        print(f"error: {line}", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def metric(name: str) -> Callable[[Mapping[str, Any]], float | None]:
+    """An objective reading ``result["metrics"][name]`` (None when absent)."""
+
+    def read(result: Mapping[str, Any]) -> float | None:
+        value = (result.get("metrics") or {}).get(name)
+        return None if value is None else float(value)
+
+    return read

@@ -1,0 +1,173 @@
+"""Expected failures and how they read: one line, the key or input, what was wrong and what is
+allowed.
+
+``UsageError`` is the base of every failure caused by what the user gave (a bad config value, a
+missing path, a store that is not a database, a tracking URI that cannot be opened). Commands
+print it as one line and exit with ``EXIT_USAGE``; anything else is a bug and keeps its
+traceback. ``one_line`` turns Hydra's and OmegaConf's composition errors into the same form.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit status 2."""
+
+
+class ConfigError(UsageError, ValueError):
+    """A configuration value is not allowed.
+
+    ``ConfigError("ga.population", 0, "an integer >= 2")`` reads
+    ``ga.population=0 is not allowed: expected an integer >= 2``; ``under("evolve")`` prefixes
+    the key, so a nested schema can name its fields and its parent adds where it sits.
+    ``ConfigError.text("...")`` carries a message that is not about one value.
+    """
+
+    def __init__(self, key: str, value: Any = None, expected: str = "") -> None:
+        self.key, self.value, self.expected = key, value, expected
+        super().__init__(self._message())
+
+    @classmethod
+    def text(cls, message: str) -> ConfigError:
+        error = cls("", None, "")
+        error.args = (message,)
+        return error
+
+    def _message(self) -> str:
+        if not self.key:
+            return self.expected
+        return f"{self.key}={_show(self.value)} is not allowed: expected {self.expected}"
+
+    def under(self, prefix: str) -> ConfigError:
+        """The same error with its key inside ``prefix`` (a no-op for text errors)."""
+        if not self.key or not prefix:
+            return self
+        return ConfigError(f"{prefix}.{self.key}", self.value, self.expected)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return value if value and re.fullmatch(r"[\w.:/@+=,-]+", value) else repr(value)
+    if hasattr(value, "value") and isinstance(getattr(value, "value", None), str):
+        return str(value.value)  # an Enum member reads as its value
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # 0.0 reads as the 0 the user typed
+    return repr(value) if not isinstance(value, (int, float)) else str(value)
+
+
+def first_line(text: str) -> str:
+    """The first non-empty line of ``text`` (stripped)."""
+    for line in str(text).splitlines():
+        if line.strip():
+            return line.strip()
+    return str(text).strip()
+
+
+def one_line(exc: BaseException) -> str | None:
+    """One line for an expected failure, or None when ``exc`` is not one (a bug).
+
+    Knows our ``UsageError`` and the composition errors of Hydra and OmegaConf: unknown keys,
+    wrong types, unknown config-group options and override syntax.
+    """
+    from hydra.errors import (
+        ConfigCompositionException,
+        MissingConfigException,
+        OverrideParseException,
+    )
+    from omegaconf.errors import (
+        ConfigAttributeError,
+        ConfigKeyError,
+        OmegaConfBaseException,
+        ValidationError,
+    )
+
+    if isinstance(exc, UsageError):
+        return first_line(str(exc)) if "\n" in str(exc) else str(exc)
+    if isinstance(exc, MissingConfigException):
+        return _missing_option(exc)
+    if isinstance(exc, OverrideParseException):
+        return f"cannot read the override: {first_line(str(exc))}"
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, OmegaConfBaseException):
+        cause = cause.__cause__ or cause.__context__
+    if isinstance(cause, (ConfigKeyError, ConfigAttributeError)):
+        return _unknown_key(cause)
+    if isinstance(cause, ValidationError):
+        override = re.search(r"override (\S+?)=(.*)$", first_line(str(exc)))
+        return _wrong_type(cause, override.group(2) if override else None)
+    if isinstance(exc, ConfigCompositionException):
+        return first_line(str(exc))
+    return None
+
+
+def _unknown_key(exc: Any) -> str:
+    key = str(getattr(exc, "full_key", "") or "")
+    match = re.search(r"Key '([^']+)' not in", str(exc))
+    name = match.group(1) if match else key.rsplit(".", 1)[-1]
+    full = key or name
+    parent = full.rsplit(".", 1)[0] if "." in full else ""
+    allowed = _fields_of(getattr(exc, "object_type", None))
+    where = f" in {parent}" if parent else ""
+    hint = f": allowed keys{where} are {', '.join(allowed)}" if allowed else ""
+    return f"{full} is not a known key{hint}"
+
+
+def _wrong_type(exc: Any, given: str | None = None) -> str:
+    key = str(getattr(exc, "full_key", "") or "")
+    message = first_line(str(exc))
+    value = re.search(r"value '([^']*)'", message, re.IGNORECASE)
+    shown = value.group(1) if value else (given if given is not None else "?")
+    if "is not a ListConfig" in message:
+        return f"{key}={shown} is not allowed: expected a list, e.g. [a, b]"
+    if "is not a DictConfig" in message or "is not a subclass of" in message:
+        return f"{key}={shown} is not allowed: expected a mapping, e.g. {{a: 1}}"
+    wanted = re.search(
+        r"converted to (\w+)|not a valid (\w+)|Invalid value '[^']*', expected one of \[([^\]]*)\]",
+        message,
+    )
+    if wanted and wanted.group(3):
+        expected = "one of " + ", ".join(s.strip() for s in wanted.group(3).split(","))
+    elif wanted:
+        kind = (wanted.group(1) or wanted.group(2) or "").lower()
+        expected = {
+            "integer": "an integer",
+            "float": "a number",
+            "bool": "true or false",
+            "boolean": "true or false",
+            "string": "a string",
+        }.get(kind, f"a value of type {kind}")
+    else:
+        expected = message
+    if key:
+        return f"{key}={shown} is not allowed: expected {expected}"
+    return message
+
+
+def _missing_option(exc: Any) -> str:
+    text = str(exc)
+    match = re.search(r"Could not find '([^']+)'", text)
+    options = [
+        line.strip()
+        for line in text.splitlines()
+        if line.startswith("\t") and "provider=" not in line and line.strip()
+    ]
+    if match and "/" in match.group(1):
+        group, _, name = match.group(1).rpartition("/")
+        if options:
+            return f"{group}={name} is not allowed: expected one of {', '.join(options)}"
+        return f"{group}={name}: no such option"
+    return first_line(text)
+
+
+def _fields_of(object_type: Any) -> list[str]:
+    import dataclasses
+
+    if object_type is not None and dataclasses.is_dataclass(object_type):
+        return [f.name for f in dataclasses.fields(object_type)]
+    return []

@@ -1,0 +1,112 @@
+"""Pipelines as a user runs them: a bad input is one line and exit 2, Ctrl-C is one line, exit
+130 and a KILLED MLflow run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def pipeline(name: str, *args: str, cwd: Path, env: dict | None = None):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "pipelines" / f"{name}.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=180,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def not_a_database(tmp_path: Path) -> str:
+    path = tmp_path / "notes.db"
+    path.write_text("not a database\n")
+    return f"tracking.uri=sqlite:///{path}"
+
+
+CASES = [
+    ("evolve", ["ga.population=0"], "ga.population=0 is not allowed: expected an integer in 4"),
+    ("equity", ["tirals=10"], "tirals is not a known key: allowed keys are seed, trials"),
+    ("handgen", ["ray=bogus"], "ray=bogus is not allowed: expected one of cluster, local"),
+    ("validate", ["tracking.uri=sqlite:////no/such/dir/m.db"], "the directory /no/such/dir does"),
+    ("compare", [not_a_database], "is not an SQLite database"),
+    ("search_bench", ["tracking.uri=http://127.0.0.1:9"], "no MLflow server answers"),
+]  # the other pipelines' values are checked in process (tests/config/test_schemas.py)
+
+
+@pytest.mark.parametrize(("name", "args", "message"), CASES)
+def test_a_bad_input_is_one_line_and_exit_2_before_any_work(tmp_path, name, args, message):
+    args = [a(tmp_path) if callable(a) else a for a in args]
+    proc = pipeline(name, *args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
+    assert message in lines[0]
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "data").exists() and not (tmp_path / "mlflow.db").exists()
+
+
+def test_sparring_debug_shows_the_whole_traceback(tmp_path):
+    proc = pipeline("evolve", "ga.population=0", cwd=tmp_path, env={"SPARRING_DEBUG": "1"})
+    assert proc.returncode != 0
+    assert "Traceback" in proc.stderr and "ga.population=0 is not allowed" in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def deals_root(tmp_path_factory):
+    """One deal set for both interrupted runs (the second reuses it)."""
+    return tmp_path_factory.mktemp("deals")
+
+
+@pytest.mark.parametrize(
+    ("resume", "said"),
+    [("false", "interrupted"), ("true", "interrupted; run the same command again to resume")],
+)
+def test_ctrl_c_is_one_line_exit_130_and_a_killed_run(tmp_path, deals_root, resume, said):
+    db = tmp_path / "m.db"
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "pipelines" / "evolve.py"),
+            "table_size=6",
+            "ga.population=8",
+            "ga.generations=1000",
+            "deals.train=20",
+            "deals.heldout=10",
+            "deals.equity_trials=20",
+            f"deals.root={deals_root}",
+            "ray.num_cpus=1",
+            "registry.register=false",
+            f"resume={resume}",
+            f"tracking.uri=sqlite:///{db}",
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 150
+        for line in proc.stdout:  # wait until generations are being run
+            if line.startswith("gen 1/") or time.monotonic() > deadline:
+                break
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == said
+    assert "Traceback" not in err
+    client = MlflowClient(f"sqlite:///{db}")
+    runs = client.search_runs([client.get_experiment_by_name("evolve").experiment_id])
+    assert [r.info.status for r in runs] == ["KILLED"]

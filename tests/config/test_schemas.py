@@ -1,0 +1,139 @@
+"""The typed schemas: every shipped config composes, bad values fail with the full key, and the
+typed object logs exactly the params the YAML says (MLflow param names and values unchanged)."""
+
+from __future__ import annotations
+
+import dataclasses
+from enum import Enum
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from omegaconf import OmegaConf
+
+from sparring.config import SCHEMAS, EvolveConfig, RetrainConfig, checks, to_typed
+from sparring.ga.operators import CrossoverPolicy
+from sparring.runtime.config import flatten
+from sparring.runtime.errors import ConfigError
+from tests.configs import CONF_DIR, compose_config, config_error
+
+PIPELINES = sorted(p.stem for p in CONF_DIR.glob("*.yaml"))
+
+
+def test_every_primary_config_has_a_schema():
+    assert set(PIPELINES) == set(SCHEMAS)
+
+
+@pytest.mark.parametrize("name", PIPELINES)
+def test_every_config_composes_to_its_typed_schema(name):
+    cfg = compose_config(name)
+    typed = to_typed(cfg, SCHEMAS[name])
+    assert type(typed) is SCHEMAS[name]
+    # The typed object carries the same params as the composed YAML: names and values.
+    yaml_params = flatten({k: v for k, v in OmegaConf.to_container(cfg).items()})
+    assert flatten(typed) == yaml_params
+
+
+@pytest.mark.parametrize("name", PIPELINES)
+def test_unknown_keys_are_refused_with_the_allowed_ones(name):
+    line = config_error(name, "no_such_key=1")
+    assert line.startswith("no_such_key is not a known key: allowed keys are ")
+    assert "tracking" in line
+    appended = config_error(name, "+no_such_key=1")
+    assert appended.startswith("no_such_key=1 is not allowed: expected a known key")
+
+
+def test_retrain_takes_every_evolve_setting_and_its_own():
+    typed = to_typed(compose_config("retrain", "ga.population=12", "retrain.id=x"))
+    assert isinstance(typed, RetrainConfig) and isinstance(typed, EvolveConfig)
+    assert typed.ga.population == 12 and typed.retrain.id == "x"
+    assert not typed.registry.register  # retrain decides, the evolution does not register
+
+
+def test_choices_are_str_enums_that_read_as_their_values():
+    typed = to_typed(compose_config("evolve", "ga.crossover_policy=random"))
+    assert typed.ga.crossover_policy is CrossoverPolicy.random
+    assert f"{typed.ga.crossover_policy}" == "random" == typed.ga.crossover_policy
+    assert flatten(typed)["ga.crossover_policy"] == "random"
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"), [("true", True), ("false", False), ("no", False), ("yes", True)]
+)
+def test_booleans_are_booleans(value, expected):
+    assert to_typed(compose_config("evolve", f"resume={value}")).resume is expected
+
+
+def test_a_nested_schema_error_names_the_full_key():
+    assert config_error("evolve", "ga.population=3") == (
+        "ga.population=3 is not allowed: expected an integer in 4..100000"
+    )
+    assert config_error("retrain", "retrain.seed_fraction=1.5").startswith(
+        "retrain.seed_fraction=1.5 is not allowed"
+    )
+
+
+def test_paths_that_cannot_be_used_are_refused(tmp_path):
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    assert config_error("evolve", f"checkpoint_root={a_file}").endswith("a directory, not a file")
+    assert config_error("handgen", f"preflop.table={tmp_path}").endswith("a file, not a directory")
+
+
+def _schemas(root: type) -> list[type]:
+    found = [root]
+    for field in dataclasses.fields(root):
+        if isinstance(field.type, str) and field.default_factory is not dataclasses.MISSING:
+            value = field.default_factory()
+            if dataclasses.is_dataclass(value):
+                found += _schemas(type(value))
+    return found
+
+
+@pytest.mark.parametrize("name", PIPELINES)
+def test_every_schema_default_is_valid_and_choices_are_enums(name):
+    for schema in _schemas(SCHEMAS[name]):
+        schema()  # defaults pass their own checks
+        for field in dataclasses.fields(schema):
+            default = getattr(schema(), field.name)
+            if isinstance(default, Enum):
+                assert isinstance(default, str), (schema, field.name)
+
+
+@given(st.integers(min_value=-(10**6), max_value=10**6))
+def test_integer_check_accepts_exactly_its_range(value):
+    try:
+        checks.integer("n", value, 1, 9)
+    except ConfigError as exc:
+        assert not 1 <= value <= 9
+        assert str(exc) == f"n={value} is not allowed: expected an integer in 1..9"
+    else:
+        assert 1 <= value <= 9
+
+
+@given(st.floats(allow_nan=True, allow_infinity=True))
+def test_probability_check_accepts_exactly_finite_values_in_the_unit_interval(value):
+    try:
+        checks.probability("p", value)
+    except ConfigError:
+        assert not 0 <= value <= 1  # also true for nan
+    else:
+        assert 0 <= value <= 1
+
+
+def test_config_error_under_prefixes_and_reads_naturally():
+    error = ConfigError("population", 0, "an integer >= 4").under("ga")
+    assert str(error) == "ga.population=0 is not allowed: expected an integer >= 4"
+    assert str(ConfigError("x", "a b", "c")) == "x='a b' is not allowed: expected c"
+    assert str(ConfigError.text("free text").under("ga")) == "free text"
+
+
+def test_flatten_of_a_typed_config_keeps_lists_as_json():
+    typed = to_typed(compose_config("equity", "opponents=[1,3]"))
+    assert flatten(typed)["opponents"] == "[1, 3]"
+    assert Path(typed.output).name == "preflop_equity.parquet"
+
+
+def test_override_syntax_errors_are_one_line():
+    assert config_error("equity", "opponents=[1").startswith("cannot read the override")

@@ -1,0 +1,105 @@
+"""Every ``sparring`` subcommand refuses bad input the same way: a non-zero exit, one line on
+stderr, no traceback, and nothing written."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from sparring.cli import build_parser, main
+
+
+def leaf_commands() -> set[tuple[str, ...]]:
+    """Every runnable subcommand path, e.g. ("poker", "replay")."""
+    import argparse
+
+    def walk(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> set[tuple[str, ...]]:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            return {path}
+        found: set[tuple[str, ...]] = set()
+        for name, child in subs[0].choices.items():
+            found |= walk(child, (*path, name))
+        return found
+
+    return walk(build_parser(), ())
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    root = tmp_path_factory.mktemp("inputs")
+    text = root / "notes.txt"
+    text.write_text("not a database\n")
+    newer = root / "newer.db"
+    conn = sqlite3.connect(newer)
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    # Not a chmod-ed directory: the tests run as root, who may write there anyway.
+    locked = Path("/sys")
+    return {"text": text, "newer": newer, "dir": root, "locked": locked}
+
+
+def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
+    """(command, arguments, what the line must say): at least one case per subcommand."""
+    text, newer, d, locked = files["text"], files["newer"], files["dir"], files["locked"]
+    return [
+        (("equity",), ["AsKs", "--seed", "-1"], "--seed: -1 is not allowed"),
+        (("equity",), ["AsKs", "--trials", "many"], "'many' is not allowed"),
+        (("poker", "replay"), ["--deals", str(d / "missing")], "no such directory"),
+        (("poker", "replay"), ["--deals", str(text)], "a file, expected a directory"),
+        (("poker", "replay"), ["--deals", str(d), "--hero", "mixed"], "invalid choice: 'mixed'"),
+        (("poker", "replay"), ["--deals", str(d), "--deal", "-3"], "--deal: -3 is not allowed"),
+        (("play", "flagbots"), ["--map", "bogus"], "choose from 'default', 'wall_row'"),
+        (("play", "flagbots"), ["--searcher", "deep_blue"], "invalid choice: 'deep_blue'"),
+        (("play", "flagbots"), ["--time", "nan"], "--time: nan is not allowed"),
+        (("play", "flagbots"), ["--position", "5/1N1/5 s 9"], "every row must have 5 cells"),
+        (("play", "flagbots"), ["--map", "wall_row", "--position", "5/5/5/5/5 s 9"],
+         "not allowed with argument --map"),
+        (("play", "mus"), ["--store", str(text)], "not an SQLite database"),
+        (("play", "mus"), ["--store", str(newer)], "newer than this code"),
+        (("play", "mus"), ["--store", str(d)], "a directory, expected a file path"),
+        (("play", "mus"), ["--hands", "0"], "--hands: 0 is not allowed"),
+        (("mus", "simulate"), ["--bluff", "nan"], "--bluff: nan is not allowed"),
+        (("mus", "simulate"), ["--bluff", "5"], "--bluff: 5 is not allowed: expected a number"),
+        (("mus", "simulate"), ["--seed", "-2"], "--seed: -2 is not allowed"),
+        (("mus", "simulate"), ["--output", str(locked / "x.parquet")], "is not writable"),
+        (("mus", "simulate"), ["--output", str(text / "x.parquet")], "is a file, not a dir"),
+        (("mus", "profile"), ["--store", str(text), "--player", "a"], "not an SQLite database"),
+        (("mus", "profile"), ["--store", str(d / "no.db"), "--player", "a"], "no such file"),
+        (("eleusis", "referee"), ["--deck", "bogus", "--", "true"], "unknown family 'bogus'"),
+        (("eleusis", "referee"), ["--deck", "uniform", "--seed", "-1"], "--seed: -1 is not"),
+        (("eleusis", "scientist"), ["--name", "genius"], "invalid choice: 'genius'"),
+        (("compare",), ["evolve", "--metric", "x", "--tracking-uri", "sqlite:///" + str(text)],
+         "not an SQLite database"),
+        (("compare",), ["evolve", "--metric", "x", "--tracking-uri", "http://127.0.0.1:9"],
+         "no MLflow server answers"),
+        (("results",), ["--tracking-uri", f"sqlite:///{d}"], "is a directory"),
+    ]  # fmt: skip
+
+
+def run_in_process(argv: list[str], capsys) -> tuple[int, str]:
+    """``sparring <argv>`` in this process: (exit status, stderr). Any exception other than the
+    command's own exit escapes, so a traceback fails the test."""
+    try:
+        status = main(argv)
+    except SystemExit as exc:  # argparse's own errors
+        status = exc.code if isinstance(exc.code, int) else 1
+    return status, capsys.readouterr().err
+
+
+def test_every_subcommand_has_a_bad_input_case(files):
+    assert {command for command, _, _ in bad_inputs(files)} == leaf_commands()
+
+
+def test_bad_inputs_exit_2_with_one_line_and_no_traceback(files, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    failures = []
+    for command, args, message in bad_inputs(files):
+        status, err = run_in_process([*command, *args], capsys)
+        lines = err.strip().splitlines()
+        if not (status == 2 and len(lines) == 1 and message in lines[0]):
+            failures.append((command, args, status, err[-600:]))
+    assert not failures, failures
+    assert not any(tmp_path.iterdir())  # nothing was written
