@@ -9,7 +9,8 @@ import numpy as np
 from numba import njit
 
 SUITS = "CDHS"
-N_CARDS = 52
+N_SUITS, N_NUMBERS = 4, 13
+N_CARDS = N_SUITS * N_NUMBERS
 BOTH, SUIT_ONLY, NUMBER_ONLY, NEITHER = 3, 1, 2, 0
 HARMA_CHANGE = {BOTH: -3, SUIT_ONLY: 0, NUMBER_ONLY: 0, NEITHER: 2}
 
@@ -24,9 +25,21 @@ def card_name(c: int) -> str:
 
 
 @njit(cache=True)
+def suit_of(card: int) -> int:
+    """The suit index 0..3 (C, D, H, S) of a card index."""
+    return card // N_NUMBERS
+
+
+@njit(cache=True)
+def number_of(card: int) -> int:
+    """The number index 0..12 (numbers 1..13) of a card index."""
+    return card % N_NUMBERS
+
+
+@njit(cache=True)
 def feedback_code(guess: int, drawn: int) -> int:
-    suit_ok = 1 if guess // 13 == drawn // 13 else 0
-    number_ok = 2 if guess % 13 == drawn % 13 else 0
+    suit_ok = 1 if suit_of(guess) == suit_of(drawn) else 0
+    number_ok = 2 if number_of(guess) == number_of(drawn) else 0
     return suit_ok + number_ok
 
 

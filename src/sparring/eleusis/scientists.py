@@ -34,7 +34,15 @@ import math
 import numpy as np
 from numba import njit
 
-from sparring.eleusis.cards import N_CARDS, feedback_code, harma_change
+from sparring.eleusis.cards import (
+    N_CARDS,
+    N_NUMBERS,
+    N_SUITS,
+    feedback_code,
+    harma_change,
+    number_of,
+    suit_of,
+)
 from sparring.eleusis.informed import hypotheses, informed_choose, informed_observe
 from sparring.eleusis.theory import best_card, d_values
 from sparring.seeding import next_u64, uniform
@@ -102,13 +110,27 @@ def parse_scientist(spec: str) -> tuple[str, float]:
     return name, param
 
 
+# The Beta counters ``ab`` (row 0 successes, row 1 failures) of the Beta-Thompson and KL-UCB
+# scientists, one column per rate: the 4 suits, then the 13 numbers, then the 52 cards.
+SUIT_SLOT = 0
+NUMBER_SLOT = SUIT_SLOT + N_SUITS  # 4
+CARD_SLOT = NUMBER_SLOT + N_NUMBERS  # 17
+N_RATE_SLOTS = CARD_SLOT + N_CARDS  # 69
+SUCCESS, FAILURE = 0, 1
+# How many cards a feedback leaves possible: suit only (12 other numbers of that suit), number
+# only (3 other suits), neither (36), both (the card itself).
+CARDS_SAME_SUIT, CARDS_SAME_NUMBER, CARDS_NEITHER = 12, 3, 36
+
+
 @njit(cache=True)
 def spread(weights, guess, code):
     """Add one unit of mass spread uniformly over the cards consistent with a feedback."""
     if code == 3:
         weights[guess] += 1.0
         return
-    share = 1.0 / (12.0 if code == 1 else 3.0 if code == 2 else 36.0)
+    share = 1.0 / (
+        CARDS_SAME_SUIT if code == 1 else CARDS_SAME_NUMBER if code == 2 else CARDS_NEITHER
+    )
     for c in range(N_CARDS):
         if feedback_code(guess, c) == code:
             weights[c] += share
@@ -123,9 +145,16 @@ def reset(kind, param, weights, ab, groups, scal):
         weights[:] = 0.0
     else:
         weights[:] = 1.0 / N_CARDS
-    ab[0, :] = 1.0
-    for i in range(69):
-        ab[1, i] = 3.0 if i < 4 else 12.0 if i < 17 else 51.0
+    # Beta(1, k - 1) priors: one suit in 4, one number in 13, one card in 52
+    ab[SUCCESS, :] = 1.0
+    for i in range(N_RATE_SLOTS):
+        ab[FAILURE, i] = (
+            N_SUITS - 1.0
+            if i < NUMBER_SLOT
+            else N_NUMBERS - 1.0
+            if i < CARD_SLOT
+            else N_CARDS - 1.0
+        )
 
 
 @njit(cache=True)
@@ -241,15 +270,16 @@ def choose(kind, param, harma, p_true, policy, hyps, post, weights, ab, groups, 
         suit = np.empty(4)
         number = np.empty(13)
         for s in range(4):
-            suit[s] = np.random.beta(ab[0, s], ab[1, s])
+            suit[s] = np.random.beta(ab[SUCCESS, SUIT_SLOT + s], ab[FAILURE, SUIT_SLOT + s])
         for n in range(13):
-            number[n] = np.random.beta(ab[0, 4 + n], ab[1, 4 + n])
+            number[n] = np.random.beta(ab[SUCCESS, NUMBER_SLOT + n], ab[FAILURE, NUMBER_SLOT + n])
         best = 0
         best_d = -1e300
         for c in range(N_CARDS):
-            s = c // 13
-            n = c % 13
-            pc = min(np.random.beta(ab[0, 17 + c], ab[1, 17 + c]), suit[s], number[n])
+            s = suit_of(c)
+            n = number_of(c)
+            card = np.random.beta(ab[SUCCESS, CARD_SLOT + c], ab[FAILURE, CARD_SLOT + c])
+            pc = min(card, suit[s], number[n])
             d = pc + 2.0 * suit[s] + 2.0 * number[n]
             if d > best_d:
                 best_d = d
@@ -260,20 +290,20 @@ def choose(kind, param, harma, p_true, policy, hyps, post, weights, ab, groups, 
         suit = np.empty(4)
         number = np.empty(13)
         for s in range(4):
-            suit[s] = kl_ucb(ab[0, s], ab[1, s], bound)
+            suit[s] = kl_ucb(ab[SUCCESS, SUIT_SLOT + s], ab[FAILURE, SUIT_SLOT + s], bound)
         for n in range(13):
-            number[n] = kl_ucb(ab[0, 4 + n], ab[1, 4 + n], bound)
+            number[n] = kl_ucb(ab[SUCCESS, NUMBER_SLOT + n], ab[FAILURE, NUMBER_SLOT + n], bound)
         best = 0
         best_d = -1e300
         for c in range(N_CARDS):
-            s = c // 13
-            n = c % 13
+            s = suit_of(c)
+            n = number_of(c)
             marginals = 2.0 * suit[s] + 2.0 * number[n]
             tie = 1e-9 * np.random.random()  # ties broken at random, not by card order
             if min(suit[s], number[n]) + marginals + tie <= best_d:
                 continue  # p(c) <= min(p_S, p_N): this card cannot win, skip its bound
-            both = ab[0, 17 + c] - 1.0  # the card's counters start at Beta(1, 51)
-            tries = both + ab[1, 17 + c] - 51.0
+            both = ab[SUCCESS, CARD_SLOT + c] - 1.0  # the card's counters start at Beta(1, 51)
+            tries = both + ab[FAILURE, CARD_SLOT + c] - (N_CARDS - 1.0)
             prior = UCB_CARD_WEIGHT * suit[s] * number[n]
             pc = kl_ucb(both + prior, tries - both + UCB_CARD_WEIGHT - prior, bound)
             d = min(pc, suit[s], number[n]) + marginals + tie
@@ -308,11 +338,11 @@ def observe(kind, param, guess, code, hyps, post, weights, ab, groups, scal):
                 scal[1] += 1.0  # resets so far
     elif kind == BETA_THOMPSON or kind == KL_UCB:
         scal[2] += 1.0  # guesses so far
-        s = guess // 13
-        n = guess % 13
-        ab[0 if code & 1 else 1, s] += 1.0
-        ab[0 if code & 2 else 1, 4 + n] += 1.0
-        ab[0 if code == 3 else 1, 17 + guess] += 1.0
+        s = suit_of(guess)
+        n = number_of(guess)
+        ab[SUCCESS if code & 1 else FAILURE, SUIT_SLOT + s] += 1.0
+        ab[SUCCESS if code & 2 else FAILURE, NUMBER_SLOT + n] += 1.0
+        ab[SUCCESS if code == 3 else FAILURE, CARD_SLOT + guess] += 1.0
     elif kind == DIRICHLET_GIBBS or kind == EM_GREEDY:
         groups[guess, code] += 1
     elif kind == INFORMED:
@@ -337,7 +367,7 @@ def play_game(kind, param, cdf, p_true, policy, hyps, h0, cap, env_state, sci_se
     np.random.seed(sci_seed)
     post = np.full(hyps.shape[0], 1.0 / hyps.shape[0])
     weights = np.empty(N_CARDS)
-    ab = np.empty((2, 69))
+    ab = np.empty((2, N_RATE_SLOTS))
     groups = np.zeros((N_CARDS, 4), dtype=np.int64)
     scal = np.zeros(4)
     scratch = np.empty(N_CARDS)
@@ -395,7 +425,7 @@ class Scientist:
             self.policy = expected_guesses(self.p_true, h0, optimal=True)[1]
         self.harma = h0
         self.weights = np.empty(N_CARDS)
-        self.ab = np.empty((2, 69))
+        self.ab = np.empty((2, N_RATE_SLOTS))
         self.groups = np.zeros((N_CARDS, 4), dtype=np.int64)
         self.scal = np.zeros(4)
         self.scratch = np.empty(N_CARDS)

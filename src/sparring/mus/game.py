@@ -24,13 +24,29 @@ from sparring.mus.lance import (
     ORDAGO_QUERIDO,
     Action,
     IllegalActionError,
+    Kind,
     Lance,
     team,
 )
 from sparring.mus.scoring import Count, Table, count_hand
 
-MUS, NO_MUS, DISCARD = "mus", "no_mus", "discard"
-MUS_DECISION, DISCARDING, BETTING, MATCH_OVER = "mus_decision", "discard", "betting", "match_over"
+
+class Phase(StrEnum):
+    """Where a hand stands (reads and logs as these words)."""
+
+    mus_decision = "mus_decision"
+    discard = "discard"
+    betting = "betting"
+    match_over = "match_over"
+
+
+MUS, NO_MUS, DISCARD = Kind.mus, Kind.no_mus, Kind.discard
+MUS_DECISION, DISCARDING, BETTING, MATCH_OVER = (
+    Phase.mus_decision,
+    Phase.discard,
+    Phase.betting,
+    Phase.match_over,
+)
 DISCARD_MASKS = tuple(m for m in range(1, 16))  # which of the 4 cards (bit i = card i)
 
 
@@ -179,7 +195,7 @@ class MusState:
     hands: list[list[int]] = field(default_factory=list)
     stock: list[int] = field(default_factory=list)
     pile: list[int] = field(default_factory=list)
-    phase: str = MUS_DECISION
+    phase: Phase = MUS_DECISION
     queue: list[int] = field(default_factory=list)
     mus_rounds: int = 0
     discarded: dict[int, list[int]] = field(default_factory=dict)

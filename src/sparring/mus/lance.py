@@ -8,26 +8,55 @@ and leaves the state unchanged.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Kind(StrEnum):
+    """What a player says (they read and log as these words: Parquet and logs keep them)."""
+
+    mus = "mus"
+    no_mus = "no_mus"
+    discard = "discard"
+    paso = "paso"
+    envido = "envido"
+    ordago = "ordago"
+    quiero = "quiero"
+    no_quiero = "no_quiero"
+    subir = "subir"
+
+
+class LanceStatus(StrEnum):
+    """Where a lance's betting stands: open or pending while it runs, then how it closed."""
+
+    open = "open"
+    pending = "pending"
+    en_paso = "en_paso"
+    querido = "querido"
+    no_querido = "no_querido"
+    ordago_querido = "ordago_querido"
+    sin_envite = "sin_envite"
+    no_jugado = "no_jugado"
+
 
 PASO, ENVIDO, ORDAGO, QUIERO, NO_QUIERO, SUBIR = (
-    "paso",
-    "envido",
-    "ordago",
-    "quiero",
-    "no_quiero",
-    "subir",
+    Kind.paso,
+    Kind.envido,
+    Kind.ordago,
+    Kind.quiero,
+    Kind.no_quiero,
+    Kind.subir,
 )
-OPEN, PENDING = "open", "pending"
+OPEN, PENDING = LanceStatus.open, LanceStatus.pending
 EN_PASO, QUERIDO, NO_QUERIDO, ORDAGO_QUERIDO, SIN_ENVITE, NO_JUGADO = (
-    "en_paso",
-    "querido",
-    "no_querido",
-    "ordago_querido",
-    "sin_envite",
-    "no_jugado",
+    LanceStatus.en_paso,
+    LanceStatus.querido,
+    LanceStatus.no_querido,
+    LanceStatus.ordago_querido,
+    LanceStatus.sin_envite,
+    LanceStatus.no_jugado,
 )
 CLOSED = (EN_PASO, QUERIDO, NO_QUERIDO, ORDAGO_QUERIDO, SIN_ENVITE, NO_JUGADO)
-_ANSWER_ORDER = {NO_QUIERO: 0, QUIERO: 1, SUBIR: 2, ORDAGO: 3}
+_ANSWER_ORDER: dict[str, int] = {NO_QUIERO: 0, QUIERO: 1, SUBIR: 2, ORDAGO: 3}
 
 
 class IllegalActionError(ValueError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -20,6 +21,7 @@ from sparring.search.flagbots import (
     BOARD,
     COUNT0,
     COUNT1,
+    DESTRUCT,
     DRAW,
     FLAG0,
     FLAG1,
@@ -128,29 +130,39 @@ def _pick(moves, scores, start, n):
         scores[start] = s
 
 
+class SearchWorkspace(NamedTuple):
+    """Everything a search writes besides the position, built once per ``Engine``: the undo
+    stack, Zobrist keys, transposition table, killers, history, per-ply move and score buffers,
+    the switches (``cfg``, indexed by ALPHA_BETA ... NODE_LIMIT) and the counters (``stats``,
+    NODES ... ABORTED). The kernels take it as one argument; numba sees a tuple of arrays."""
+
+    undo: np.ndarray
+    zob: np.ndarray
+    cfg: np.ndarray
+    tt_key: np.ndarray
+    tt_val: np.ndarray
+    tt_info: np.ndarray
+    killers: np.ndarray
+    hist: np.ndarray
+    move_buf: np.ndarray
+    score_buf: np.ndarray
+    stats: np.ndarray
+
+
+def is_destruct(move: int) -> bool:
+    """Whether ``move`` is a self-destruct (moves are ``cell * 9 + k``, k = 8 the blast)."""
+    return move % 9 == DESTRUCT
+
+
+is_destruct_kernel = njit(cache=True)(is_destruct)
+
+
 # Not cached: numba's on-disk cache of this self-recursive function came back broken in a
 # later process (segfaults), so it is compiled once per process (~2 s).
 @njit
-def negamax(
-    st,
-    undo,
-    zob,
-    key,
-    depth,
-    ply,
-    alpha,
-    beta,
-    cfg,
-    tt_key,
-    tt_val,
-    tt_info,
-    killers,
-    hist,
-    move_buf,
-    score_buf,
-    stats,
-):
+def negamax(st, ws, key, depth, ply, alpha, beta):
     """Negamax value of the position to ``depth`` plies (alpha-beta when cfg says so)."""
+    stats, cfg = ws.stats, ws.cfg
     stats[NODES] += 1
     if stats[NODES] >= cfg[NODE_LIMIT]:
         stats[ABORTED] = 1
@@ -163,12 +175,12 @@ def negamax(
     tt_move = -1
     slot = 0
     if cfg[USE_TT]:
-        slot = key & (tt_key.shape[0] - 1)
-        if tt_key[slot] == key:
-            info = tt_info[slot]
+        slot = key & (ws.tt_key.shape[0] - 1)
+        if ws.tt_key[slot] == key:
+            info = ws.tt_info[slot]
             stored_depth, flag, tt_move = info & 0xFF, (info >> 8) & 0x3, info >> 10
             if stored_depth >= depth:
-                value = tt_val[slot]
+                value = ws.tt_val[slot]
                 if flag == EXACT:
                     stats[TT_HITS] += 1
                     return value
@@ -178,8 +190,9 @@ def negamax(
                 if use_ab and flag == UPPER and value <= alpha:
                     stats[TT_HITS] += 1
                     return value
-    moves = move_buf[ply]
-    scores = score_buf[ply]
+    moves = ws.move_buf[ply]
+    scores = ws.score_buf[ply]
+    killers, hist = ws.killers, ws.hist
     n = generate(st, moves, cfg[PRUNE] != 0)
     side = st[SIDE]
     _order(
@@ -199,27 +212,9 @@ def negamax(
     for i in range(n):
         _pick(moves, scores, i, n)
         m = moves[i]
-        key2 = make(st, undo, zob, key, m)
-        value = -negamax(
-            st,
-            undo,
-            zob,
-            key2,
-            depth - 1,
-            ply + 1,
-            -beta,
-            -alpha,
-            cfg,
-            tt_key,
-            tt_val,
-            tt_info,
-            killers,
-            hist,
-            move_buf,
-            score_buf,
-            stats,
-        )
-        unmake(st, undo, zob, key2)
+        key2 = make(st, ws.undo, ws.zob, key, m)
+        value = -negamax(st, ws, key2, depth - 1, ply + 1, -beta, -alpha)
+        unmake(st, ws.undo, ws.zob, key2)
         if stats[ABORTED]:
             return 0
         if value > best:
@@ -230,7 +225,7 @@ def negamax(
                 alpha = value
             if alpha >= beta:
                 stats[CUTOFFS] += 1
-                if m % 9 != 8 and killers[ply, 0] != m:
+                if not is_destruct_kernel(m) and killers[ply, 0] != m:
                     killers[ply, 1] = killers[ply, 0]
                     killers[ply, 0] = m
                 hist[side, m] += depth * depth
@@ -241,60 +236,23 @@ def negamax(
             flag = UPPER
         elif use_ab and best >= beta:
             flag = LOWER
-        tt_key[slot] = key
-        tt_val[slot] = best
-        tt_info[slot] = depth | (flag << 8) | (best_move << 10)
+        ws.tt_key[slot] = key
+        ws.tt_val[slot] = best
+        ws.tt_info[slot] = depth | (flag << 8) | (best_move << 10)
     return best
 
 
 @njit
-def search_root(
-    st,
-    undo,
-    zob,
-    key,
-    depth,
-    alpha,
-    beta,
-    cfg,
-    root_moves,
-    root_scores,
-    n,
-    tt_key,
-    tt_val,
-    tt_info,
-    killers,
-    hist,
-    move_buf,
-    score_buf,
-    stats,
-):
+def search_root(st, ws, key, depth, alpha, beta, root_moves, root_scores, n):
     """Search the root moves in the given order; fills root_scores; returns the best index."""
+    cfg, stats = ws.cfg, ws.stats
     best = -INF
     best_i = 0
     a = alpha
     for i in range(n):
-        key2 = make(st, undo, zob, key, root_moves[i])
-        value = -negamax(
-            st,
-            undo,
-            zob,
-            key2,
-            depth - 1,
-            1,
-            -beta,
-            -a,
-            cfg,
-            tt_key,
-            tt_val,
-            tt_info,
-            killers,
-            hist,
-            move_buf,
-            score_buf,
-            stats,
-        )
-        unmake(st, undo, zob, key2)
+        key2 = make(st, ws.undo, ws.zob, key, root_moves[i])
+        value = -negamax(st, ws, key2, depth - 1, 1, -beta, -a)
+        unmake(st, ws.undo, ws.zob, key2)
         if stats[ABORTED]:
             return best_i
         root_scores[i] = value
@@ -381,29 +339,24 @@ class Engine:
         while entries * 2 * entry_bytes <= search.memory_mb * 1024 * 1024 and entries < 1 << 26:
             entries *= 2
         size = entries if search.tt else 1
-        self.tt_key = np.zeros(size, np.int64)
-        self.tt_val = np.zeros(size, np.int32)
-        self.tt_info = np.zeros(size, np.int64)
-        self.hist = np.zeros((2, cfg.width * cfg.height * 9), np.int64)
-        self.killers = np.full((MAX_PLY, 2), -1, np.int64)
-        self.move_buf = np.zeros((MAX_PLY, MAX_MOVES), np.int64)
-        self.score_buf = np.zeros((MAX_PLY, MAX_MOVES), np.int64)
-        self.undo = np.zeros((cfg.limit + 1, UNDO_WIDTH), np.int64)
+        self.ws = SearchWorkspace(
+            undo=np.zeros((cfg.limit + 1, UNDO_WIDTH), np.int64),
+            zob=self.zob,
+            cfg=np.zeros(6, np.int64),
+            tt_key=np.zeros(size, np.int64),
+            tt_val=np.zeros(size, np.int32),
+            tt_info=np.zeros(size, np.int64),
+            killers=np.full((MAX_PLY, 2), -1, np.int64),
+            hist=np.zeros((2, cfg.width * cfg.height * 9), np.int64),
+            move_buf=np.zeros((MAX_PLY, MAX_MOVES), np.int64),
+            score_buf=np.zeros((MAX_PLY, MAX_MOVES), np.int64),
+            stats=np.zeros(5, np.int64),
+        )
         _warm_up(self)
 
     @property
     def memory_bytes(self) -> int:
-        arrays = (
-            self.tt_key,
-            self.tt_val,
-            self.tt_info,
-            self.hist,
-            self.killers,
-            self.move_buf,
-            self.score_buf,
-            self.undo,
-        )
-        return sum(a.nbytes for a in arrays)
+        return sum(a.nbytes for a in self.ws if a is not self.zob)
 
     def search(
         self,
@@ -424,12 +377,18 @@ class Engine:
         if n == 0:
             raise ValueError("the game is over: no legal moves")
         scores = np.zeros(MAX_MOVES, np.int64)
-        flags = np.array(
-            [c.alpha_beta, c.tt, c.killers, c.history, c.prune_destructs, node_limit or 2**62],
-            dtype=np.int64,
-        )
-        self.killers[:] = -1
-        self.hist[:] //= 8  # age the history between searches
+        ws = self.ws
+        flags = ws.cfg
+        flags[:] = [
+            c.alpha_beta,
+            c.tt,
+            c.killers,
+            c.history,
+            c.prune_destructs,
+            node_limit or 2**62,
+        ]
+        ws.killers[:] = -1
+        ws.hist[:] //= 8  # age the history between searches
         start = time.perf_counter()
         best_move, best_score, done = int(root[0]), 0, 0
         total = {"nodes": 0, "leaves": 0, "tt": 0, "cut": 0}
@@ -439,7 +398,8 @@ class Engine:
         first = 1 if c.iterative or budget is not None else max_depth
         rate = 5e5  # nodes/s before anything is measured: a cautious guess
         for d in range(first, max_depth + 1):
-            stats = np.zeros(5, np.int64)
+            stats = ws.stats
+            stats[:] = 0
             if budget is not None:
                 elapsed = time.perf_counter() - start
                 left = budget - elapsed
@@ -452,27 +412,7 @@ class Engine:
                 alpha, beta = best_score - c.aspiration, best_score + c.aspiration
             while True:
                 scores[:n] = -INF
-                i = search_root(
-                    st,
-                    self.undo,
-                    self.zob,
-                    key,
-                    d,
-                    alpha,
-                    beta,
-                    flags,
-                    root,
-                    scores,
-                    n,
-                    self.tt_key,
-                    self.tt_val,
-                    self.tt_info,
-                    self.killers,
-                    self.hist,
-                    self.move_buf,
-                    self.score_buf,
-                    stats,
-                )
+                i = search_root(st, ws, key, d, alpha, beta, root, scores, n)
                 value = int(scores[i])
                 if stats[ABORTED] or (alpha == -INF and beta == INF):
                     break
@@ -531,8 +471,8 @@ def _warm_up(engine: Engine) -> None:
         engine.search(initial(engine.map), depth=3, time_s=None)
     finally:
         engine.cfg = saved
-        engine.tt_key[:] = 0
-        engine.hist[:] = 0
+        engine.ws.tt_key[:] = 0
+        engine.ws.hist[:] = 0
 
 
 def searcher(kind: str, **overrides) -> SearchConfig:
