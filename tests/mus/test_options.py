@@ -126,3 +126,18 @@ def test_options_given_as_text_become_their_enums():
     config = MusConfig(discard_order="postre_first")
     assert config.discard_order is DiscardOrder.postre_first
     assert config.discard_order == "postre_first"
+
+
+@pytest.mark.parametrize(
+    ("rates", "message"),
+    [
+        ({"bluff_frequency": 5.0}, "bluff_frequency=5.0 is not allowed"),
+        ({"aggression": float("nan")}, "aggression=nan is not allowed"),
+        ({"bet_size": 0}, "bet_size=0 is not allowed"),
+    ],
+)
+def test_synthetic_player_rates_are_probabilities(rates, message):
+    from sparring.mus.players import SyntheticPlayer
+
+    with pytest.raises(ValueError, match=message):
+        SyntheticPlayer.with_rates(**rates)

@@ -77,3 +77,19 @@ def test_memory_stays_within_the_bound():
 def test_unknown_searcher():
     with pytest.raises(ValueError, match="unknown searcher 'fast'"):
         searcher("fast")
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"max_depth": 0}, "max_depth=0 is not allowed"),
+        ({"time_s": 0.0}, "time_s=0.0 is not allowed"),
+        ({"memory_mb": 0}, "memory_mb=0 is not allowed"),
+        ({"aspiration": -5}, "aspiration=-5 is not allowed"),
+    ],
+)
+def test_a_searcher_with_an_unusable_budget_is_refused(overrides, message):
+    from sparring.search.engine import searcher
+
+    with pytest.raises(ValueError, match=message):
+        searcher("full", **overrides)

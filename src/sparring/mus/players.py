@@ -106,6 +106,35 @@ class Profile:
     mus_rate: float = 0.5
     bet_size: int = 2  # tantos of its envidos (a bluffer who bets big makes folding cheap)
 
+    def __post_init__(self) -> None:
+        """Rates are finite probabilities, ``bet_size`` a whole number of tantos >= 1; raises
+        ValueError naming the field otherwise."""
+        for name in RATE_FIELDS:
+            value = getattr(self, name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not (0.0 <= value <= 1.0)
+            ):
+                raise ValueError(f"{name}={value!r} is not allowed: expected a number in [0, 1]")
+        if (
+            isinstance(self.bet_size, bool)
+            or not isinstance(self.bet_size, int)
+            or self.bet_size < 1
+        ):
+            raise ValueError(f"bet_size={self.bet_size!r} is not allowed: expected an integer >= 1")
+
+
+RATE_FIELDS = (
+    "aggression",
+    "bluff_frequency",
+    "acceptance_rate",
+    "risk_tolerance",
+    "raise_rate",
+    "ordago_rate",
+    "mus_rate",
+)
+
 
 @dataclass
 class SyntheticPlayer:

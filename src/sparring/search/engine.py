@@ -282,6 +282,19 @@ class SearchConfig:
     time_s: float | None = 2.0
     memory_mb: int = 100
 
+    def __post_init__(self) -> None:
+        """Budgets must be usable; raises ValueError naming the field otherwise."""
+        if not 1 <= self.max_depth < MAX_PLY:
+            raise ValueError(
+                f"max_depth={self.max_depth} is not allowed: expected 1..{MAX_PLY - 1}"
+            )
+        if self.time_s is not None and not self.time_s > 0:
+            raise ValueError(f"time_s={self.time_s} is not allowed: expected None or > 0")
+        if self.memory_mb < 1:
+            raise ValueError(f"memory_mb={self.memory_mb} is not allowed: expected >= 1")
+        if self.aspiration < 0:
+            raise ValueError(f"aspiration={self.aspiration} is not allowed: expected >= 0")
+
 
 SEARCHERS: dict[str, SearchConfig] = {
     "minimax": SearchConfig(
