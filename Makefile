@@ -73,8 +73,9 @@ mlflow-server: setup  ## an MLflow tracking server on 127.0.0.1 (sqlite backend,
 mlflow-ui: setup  ## browse the local MLflow store on http://127.0.0.1:5000
 	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db --host 127.0.0.1 --port 5000
 
-clean-cache:  ## drop numba's compiled-kernel cache (after editing a kernel another file calls)
+clean-cache:  ## drop numba's compiled kernels (frees disk; never needed for correctness)
 	find src tests -name '*.nbi' -o -name '*.nbc' | xargs rm -f
+	rm -rf "$${SPARRING_KERNEL_CACHE:-$$HOME/.cache/sparring/kernels}"
 
 clean:  ## remove outputs of runs (keeps .venv)
 	rm -rf outputs multirun data mlartifacts mlflow.db .pytest_cache

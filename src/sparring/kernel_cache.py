@@ -1,0 +1,50 @@
+"""Where numba keeps compiled kernels: a directory named by a hash of the package's sources.
+
+numba's ``cache=True`` checks only the timestamp of the file that defines a kernel, so a kernel
+that inlines a constant or a function from another file (``MAX_BETS`` from ``poker/rules.py``)
+stayed compiled against the old value. Here every version of the sources gets its own cache
+directory, ``<root>/<hash of every .py file of the package>``, chosen before any kernel is
+defined: an edit anywhere means a fresh cache, and ``make clean-cache`` is never needed for
+correctness (it only frees disk). ``root`` is ``$SPARRING_KERNEL_CACHE`` or
+``~/.cache/sparring/kernels``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def sources_digest(package: Path = PACKAGE) -> str:
+    """A hash of the path and bytes of every Python source of the package."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(str(path.relative_to(package)).encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()[:16]
+
+
+def cache_root() -> Path:
+    configured = os.environ.get("SPARRING_KERNEL_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "sparring" / "kernels"
+
+
+def configure() -> Path:
+    """Point numba's cache at this version's directory (before any kernel is defined).
+
+    Through ``NUMBA_CACHE_DIR`` while numba is not imported yet (importing it costs ~1 s that
+    commands without kernels should not pay; Ray workers inherit the variable), else through
+    numba's live config."""
+    directory = cache_root() / sources_digest()
+    os.environ["NUMBA_CACHE_DIR"] = str(directory)
+    if "numba" in sys.modules:
+        from numba.core import config
+
+        config.CACHE_DIR = str(directory)
+    return directory
