@@ -46,5 +46,5 @@ def configure() -> Path:
     if "numba" in sys.modules:
         from numba.core import config
 
-        config.CACHE_DIR = str(directory)
+        config.CACHE_DIR = str(directory)  # type: ignore[attr-defined]
     return directory
