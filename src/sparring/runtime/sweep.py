@@ -27,15 +27,13 @@ class SweepParent(Callback):
         self.run_id: str | None = None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
-        from mlflow.tracking import MlflowClient
-
         from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
-        from sparring.runtime.tracking import experiment_id, git_commit
+        from sparring.runtime.tracking import experiment_id, git_commit, open_store
 
         tracking = to_container(config.get("tracking") or {})
         pipeline = str(config.hydra.job.name)
         uri = tracking.get("uri") or DEFAULT_TRACKING_URI
-        client = self.client = MlflowClient(tracking_uri=uri)
+        client = self.client = open_store(uri)
         exp = experiment_id(client, tracking.get("experiment") or pipeline, tracking)
         sweep_id = f"{pipeline}-{self.name}-{time.strftime('%Y%m%d-%H%M%S')}"
         run = client.create_run(

@@ -7,6 +7,7 @@ store is ``sqlite:///mlflow.db`` in the working directory with artifacts under `
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import time
@@ -37,6 +38,27 @@ def git_commit(cwd: str | os.PathLike[str] | None = None) -> str:
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     return out.stdout.strip() if out.returncode == 0 else "unknown"
+
+
+_OPENED: set[str] = set()
+
+
+def open_store(uri: str) -> MlflowClient:
+    """A client of the MLflow store at ``uri``, creating and migrating a new SQLite store once.
+
+    Several drivers started together on a new ``sqlite:///`` path would each run MLflow's schema
+    migration and one could die in it (alembic ``CommandError``); the first touch of a store is
+    therefore made under an exclusive lock on ``<db>.lock``, and the others find it ready."""
+    if uri.startswith("sqlite:///") and uri not in _OPENED:
+        db = Path(uri[len("sqlite:///") :])
+        with open(db.with_name(db.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:  # the client's store creates and migrates the tables on its first use
+                MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        _OPENED.add(uri)
+    return MlflowClient(tracking_uri=uri)
 
 
 def _artifact_location(tracking: Mapping[str, Any]) -> str | None:
@@ -124,7 +146,7 @@ def tracked_run(
     tracking = dict(conf.get("tracking") or {})
     uri = tracking.get("uri") or DEFAULT_TRACKING_URI
     mlflow.set_tracking_uri(uri)
-    client = MlflowClient(tracking_uri=uri)
+    client = open_store(uri)
     exp_id = experiment_id(client, tracking.get("experiment") or pipeline, tracking)
     body = {k: v for k, v in conf.items() if k not in ("tracking", "hydra")}
     all_tags = {
