@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import int32, int64, njit
+from numba.experimental import jitclass
 
 from sparring.search.flagbots import (
     BOARD,
@@ -130,23 +130,42 @@ def _pick(moves, scores, start, n):
         scores[start] = s
 
 
-class SearchWorkspace(NamedTuple):
+_WORKSPACE_SPEC = [
+    ("undo", int64[:, :]),
+    ("zob", int64[:]),
+    ("cfg", int64[:]),
+    ("tt_key", int64[:]),
+    ("tt_val", int32[:]),
+    ("tt_info", int64[:]),
+    ("killers", int64[:, :]),
+    ("hist", int64[:, :]),
+    ("move_buf", int64[:, :]),
+    ("score_buf", int64[:, :]),
+    ("stats", int64[:]),
+]
+
+
+@jitclass(_WORKSPACE_SPEC)
+class SearchWorkspace:
     """Everything a search writes besides the position, built once per ``Engine``: the undo
     stack, Zobrist keys, transposition table, killers, history, per-ply move and score buffers,
     the switches (``cfg``, indexed by ALPHA_BETA ... NODE_LIMIT) and the counters (``stats``,
-    NODES ... ABORTED). The kernels take it as one argument; numba sees a tuple of arrays."""
+    NODES ... ABORTED). The kernels take it as one argument (a pointer: cheap to pass down the
+    recursion)."""
 
-    undo: np.ndarray
-    zob: np.ndarray
-    cfg: np.ndarray
-    tt_key: np.ndarray
-    tt_val: np.ndarray
-    tt_info: np.ndarray
-    killers: np.ndarray
-    hist: np.ndarray
-    move_buf: np.ndarray
-    score_buf: np.ndarray
-    stats: np.ndarray
+    def __init__(self, undo, zob, cfg, tt_key, tt_val, tt_info, killers, hist, move_buf,
+                 score_buf, stats):  # fmt: skip
+        self.undo = undo
+        self.zob = zob
+        self.cfg = cfg
+        self.tt_key = tt_key
+        self.tt_val = tt_val
+        self.tt_info = tt_info
+        self.killers = killers
+        self.hist = hist
+        self.move_buf = move_buf
+        self.score_buf = score_buf
+        self.stats = stats
 
 
 def is_destruct(move: int) -> bool:
@@ -157,8 +176,20 @@ def is_destruct(move: int) -> bool:
 is_destruct_kernel = njit(cache=True)(is_destruct)
 
 
+@njit(cache=True)
+def _leaf_value(st, stats, cfg):
+    """What ``negamax`` returns for a child at depth 0, counted the same way, without the call
+    (most nodes are leaves: the parent evaluates them in place)."""
+    stats[NODES] += 1
+    if stats[NODES] >= cfg[NODE_LIMIT]:
+        stats[ABORTED] = 1
+        return 0
+    stats[LEAVES] += 1
+    return evaluate(st)
+
+
 # Not cached: numba's on-disk cache of this self-recursive function came back broken in a
-# later process (segfaults), so it is compiled once per process (~2 s).
+# later process (segfaults), so it is compiled once per process.
 @njit
 def negamax(st, ws, key, depth, ply, alpha, beta):
     """Negamax value of the position to ``depth`` plies (alpha-beta when cfg says so)."""
@@ -192,7 +223,7 @@ def negamax(st, ws, key, depth, ply, alpha, beta):
                     return value
     moves = ws.move_buf[ply]
     scores = ws.score_buf[ply]
-    killers, hist = ws.killers, ws.hist
+    killers, hist, undo, zob = ws.killers, ws.hist, ws.undo, ws.zob
     n = generate(st, moves, cfg[PRUNE] != 0)
     side = st[SIDE]
     _order(
@@ -212,9 +243,12 @@ def negamax(st, ws, key, depth, ply, alpha, beta):
     for i in range(n):
         _pick(moves, scores, i, n)
         m = moves[i]
-        key2 = make(st, ws.undo, ws.zob, key, m)
-        value = -negamax(st, ws, key2, depth - 1, ply + 1, -beta, -alpha)
-        unmake(st, ws.undo, ws.zob, key2)
+        key2 = make(st, undo, zob, key, m)
+        if depth == 1:
+            value = -_leaf_value(st, stats, cfg)
+        else:
+            value = -negamax(st, ws, key2, depth - 1, ply + 1, -beta, -alpha)
+        unmake(st, undo, zob, key2)
         if stats[ABORTED]:
             return 0
         if value > best:
@@ -369,7 +403,10 @@ class Engine:
 
     @property
     def memory_bytes(self) -> int:
-        return sum(a.nbytes for a in self.ws if a is not self.zob)
+        ws = self.ws
+        arrays = (ws.undo, ws.cfg, ws.tt_key, ws.tt_val, ws.tt_info, ws.killers, ws.hist,
+                  ws.move_buf, ws.score_buf, ws.stats)  # fmt: skip
+        return sum(a.nbytes for a in arrays)
 
     def search(
         self,
