@@ -72,6 +72,30 @@ def test_checkpoint_round_trip_is_exact(deals, tmp_path):
     assert back.population.dtype == np.int8
 
 
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty"])
+def test_a_damaged_newest_checkpoint_is_reported_and_skipped(deals, tmp_path, damage):
+    step = loop(deals, CFG)
+    state = initial_state(CFG)
+    for _ in range(2):
+        state = step(state)
+        checkpoint.save(state, tmp_path)
+    newest = checkpoint.path_for(tmp_path, 2)
+    data = bytearray(newest.read_bytes())
+    if damage == "truncate":
+        data = data[: len(data) // 2]
+    elif damage == "flip":
+        data[len(data) // 3] ^= 0x10  # one bit inside an array
+    else:
+        data = bytearray()
+    newest.write_bytes(bytes(data))
+    with pytest.raises(checkpoint.DamagedCheckpoint, match="gen-00002.npz"):
+        checkpoint.load(newest)
+    said: list[str] = []
+    back = checkpoint.latest(tmp_path, said.append)
+    assert back is not None and back.generation == 1
+    assert len(said) == 1 and "gen-00002.npz" in said[0] and "\n" not in said[0]
+
+
 def test_elite_survive_unchanged(deals):
     state = initial_state(CFG)
     seats = trainer_seats(N - 1, N, deals.deal_id, 0)

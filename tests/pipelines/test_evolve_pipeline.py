@@ -59,13 +59,19 @@ def test_tiny_run_logs_checkpoints_and_registers(ray_session, evolve_config, tmp
     assert info["table_size"] == 6
 
 
-def test_resume_after_interruption_equals_uninterrupted_run(ray_session, evolve_config, tmp_path):
+def test_resume_after_interruption_equals_uninterrupted_run(
+    ray_session, evolve_config, tmp_path, capsys
+):
     common = ("registry.register=false",)
     straight = run(evolve_config("ga.generations=3", f"checkpoint_root={tmp_path / 'a'}", *common))[
         "state"
     ]
-    # "Killed" after generation 1: the checkpoint directory holds gen-00001 only.
-    run(evolve_config("ga.generations=1", f"checkpoint_root={tmp_path / 'b'}", *common))
+    # "Killed" after generation 2, and then the newest checkpoint was damaged (truncated): the
+    # resume falls back to gen-00001.
+    out = run(evolve_config("ga.generations=2", f"checkpoint_root={tmp_path / 'b'}", *common))
+    newest = out["checkpoint_dir"] / "gen-00002.npz"
+    newest.write_bytes(newest.read_bytes()[: newest.stat().st_size // 2])
+    capsys.readouterr()
     resumed = run(
         evolve_config(
             "ga.generations=3", f"checkpoint_root={tmp_path / 'b'}", "resume=true", *common
@@ -74,6 +80,8 @@ def test_resume_after_interruption_equals_uninterrupted_run(ray_session, evolve_
     assert results(resumed.history) == results(straight.history)
     assert np.array_equal(resumed.population, straight.population)
     assert np.array_equal(resumed.trainers, straight.trainers)
+    said = [line for line in capsys.readouterr().out.splitlines() if "damaged" in line]
+    assert len(said) == 1 and "gen-00002.npz" in said[0]
 
 
 def test_same_results_for_one_and_two_workers(ray_session, evolve_config, tmp_path):

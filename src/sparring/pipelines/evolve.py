@@ -113,7 +113,7 @@ def run(
             )
             return float(net.sum()), trainer_net
 
-        state = checkpoint.latest(job.checkpoint_dir) if job.resume else None
+        state = checkpoint.latest(job.checkpoint_dir, console.print) if job.resume else None
         if state is None:
             if job.resume:
                 console.print(f"no checkpoint in {job.checkpoint_dir}: starting from generation 0")
