@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import socket
 import subprocess
 import time
 from collections.abc import Iterator, Mapping
@@ -41,6 +42,49 @@ def git_commit(cwd: str | os.PathLike[str] | None = None) -> str:
 
 
 _OPENED: set[str] = set()
+DRIVER_TAG = "sparring.driver"  # host:pid:start of the process that created the run
+ENDED_TAG = "sparring.ended_by"
+
+
+def _process_start(pid: int) -> str:
+    """When process ``pid`` started (clock ticks since boot, Linux), "" if unknown or gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return ""
+    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
+
+
+def driver_id(pid: int | None = None) -> str:
+    """This process as ``host:pid:start`` (the start tells a reused pid apart)."""
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()}:{pid}:{_process_start(pid)}"
+
+
+def driver_gone(driver: str) -> bool:
+    """Whether the driver named by ``driver_id`` has certainly ended (False on another host)."""
+    host, _, rest = driver.partition(":")
+    pid_text, _, start = rest.partition(":")
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    return _process_start(int(pid_text)) != start or not start
+
+
+def close_orphans(client: MlflowClient, experiment_id: str, pipeline: str, by: str) -> list[str]:
+    """Mark KILLED the RUNNING runs of ``pipeline`` whose driver process is gone (killed -9,
+    a crashed machine) and tag how that was found; returns their ids."""
+    closed = []
+    for run in client.search_runs(
+        [experiment_id],
+        filter_string=f"attributes.status = 'RUNNING' and tags.pipeline = '{pipeline}'",
+    ):
+        driver = run.data.tags.get(DRIVER_TAG, "")
+        if driver and driver_gone(driver):
+            note = f"found RUNNING by run {by} with its driver {driver} gone"
+            client.set_tag(run.info.run_id, ENDED_TAG, note)
+            client.set_terminated(run.info.run_id, status="KILLED")
+            closed.append(run.info.run_id)
+    return closed
 
 
 def open_store(uri: str) -> MlflowClient:
@@ -160,7 +204,10 @@ def tracked_run(
         all_tags["mlflow.parentRunId"] = parent
     if os.environ.get("SPARRING_SWEEP_ID"):
         all_tags["sweep_id"] = os.environ["SPARRING_SWEEP_ID"]
+    all_tags[DRIVER_TAG] = driver_id()
     run = client.create_run(exp_id, run_name=run_name, tags=all_tags)
+    for orphan in close_orphans(client, exp_id, pipeline, run.info.run_id):
+        print(f"marked run {orphan} KILLED: its driver process is gone")
     logger = RunLogger(client, run.info.run_id, exp_id)
     logger.log_params(flatten(body))
     try:
