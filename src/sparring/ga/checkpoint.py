@@ -66,12 +66,12 @@ def save(state: EvolutionState, directory: str | Path) -> Path:
     }
     meta_text = json.dumps(meta)
     try:
-        np.savez(
-            tmp,
+        members = {
             **arrays,
-            meta=np.array(meta_text),
-            checksum=np.array(_digest(arrays, meta_text)),
-        )
+            "meta": np.array(meta_text),
+            "checksum": np.array(_digest(arrays, meta_text)),
+        }
+        np.savez(tmp, **members)  # type: ignore[arg-type]  # numpy's stub: allow_pickle
         os.replace(tmp, target)
     finally:
         tmp.unlink(missing_ok=True)
