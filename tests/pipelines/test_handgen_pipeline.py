@@ -50,6 +50,28 @@ def test_tiny_run_then_resume_only_missing_shards(ray_session, pipeline_config, 
         np.testing.assert_array_equal(getattr(resumed, field), getattr(original, field))
 
 
+def test_a_shard_with_one_flipped_byte_is_refused_on_load_and_recomputed_on_reuse(
+    ray_session, pipeline_config, tmp_path, capsys
+):
+    cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
+    directory = run(cfg)["output"]
+    original = load_deal_set(directory)
+    shard = directory / "part-00001.parquet"
+    data = bytearray(shard.read_bytes())
+    data[len(data) // 3] ^= 0x01
+    shard.write_bytes(bytes(data))
+    with pytest.raises(DatasetError, match=r"part-00001\.parquet: damaged .*pipelines/handgen"):
+        load_deal_set(directory)
+    capsys.readouterr()
+    again = run(cfg)
+    assert again["metrics"]["shards_written"] == 1 and again["metrics"]["shards_reused"] == 2
+    said = [line for line in capsys.readouterr().out.splitlines() if "damaged" in line]
+    assert len(said) == 1 and "part-00001.parquet" in said[0]
+    repaired = load_deal_set(directory)
+    for field in ("board", "holes", "equity", "strength"):
+        np.testing.assert_array_equal(getattr(repaired, field), getattr(original, field))
+
+
 def test_training_and_heldout_sets_differ(ray_session, pipeline_config, tmp_path):
     a = run(pipeline_config("handgen", *TINY, f"output_root={tmp_path}"))["output"]
     b = run(pipeline_config("handgen", *TINY[:-1], "seed=4", f"output_root={tmp_path}"))["output"]

@@ -68,5 +68,47 @@ def test_a_crash_mid_write_leaves_no_file_that_looks_whole(tmp_path, monkeypatch
         write_table(toy_table(), target, SPEC, config_hash="new", seed=0)
     monkeypatch.undo()
     assert read_metadata(target)["config_hash"] == "old"  # the old file is intact
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet"]  # no temp left
-    assert pq.read_table(target).num_rows == 3
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.parquet", "t.parquet.sha256"]
+    assert pq.read_table(target).num_rows == 3 and is_reusable(target, SPEC, "old")
+
+
+def _flip(path, offset_fraction: float) -> None:
+    data = bytearray(path.read_bytes())
+    data[int(len(data) * offset_fraction)] ^= 0x04
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("where", [0.1, 0.3, 0.5, 0.7, 0.9])
+def test_a_flipped_bit_anywhere_is_never_reused_nor_read(tmp_path, where):
+    big = pa.table({"x": list(range(5000)), "y": [i / 7 for i in range(5000)]})
+    path = write_table(big, tmp_path / "t.parquet", SPEC, config_hash="abc", seed=1)
+    assert datasets.sidecar(path).exists() and is_reusable(path, SPEC, "abc")
+    _flip(path, where)
+    said: list[str] = []
+    assert not is_reusable(path, SPEC, "abc", report=said.append)
+    assert len(said) == 1 and "t.parquet is damaged" in said[0] and "recomputing" in said[0]
+    with pytest.raises(DatasetError, match=r"t\.parquet: damaged .*run the pipeline"):
+        read_table(path, SPEC)
+
+
+def test_page_checksums_catch_damage_when_no_digest_is_recorded(tmp_path):
+    big = pa.table({"x": list(range(5000)), "y": [i / 7 for i in range(5000)]})
+    path = write_table(big, tmp_path / "t.parquet", SPEC, config_hash="abc", seed=1)
+    datasets.sidecar(path).unlink()
+    assert not is_reusable(path, SPEC, "abc")  # unverifiable: recompute rather than trust
+    _flip(path, 0.3)  # inside the first column's data page
+    with pytest.raises(DatasetError, match="damaged"):
+        read_table(path, SPEC)
+
+
+def test_the_digest_is_written_before_the_file_takes_its_name(tmp_path, monkeypatch):
+    calls = []
+    real_replace = datasets.os.replace
+
+    def spy(src, dst):
+        calls.append(str(dst))
+        real_replace(src, dst)
+
+    monkeypatch.setattr(datasets.os, "replace", spy)
+    write_table(toy_table(), tmp_path / "t.parquet", SPEC, config_hash="abc", seed=1)
+    assert calls == [str(tmp_path / "t.parquet.sha256"), str(tmp_path / "t.parquet")]

@@ -23,9 +23,14 @@ from sparring.runtime.datasets import (
     is_reusable,
     read_metadata,
     read_table,
+    verify,
     write_table,
 )
 from sparring.runtime.parallel import parallel_map
+
+REGENERATE_DEALS = (
+    "rerun pipelines/handgen.py (or the evolve run) with the same config: it recomputes the shard"
+)
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,8 @@ def load_deal_set(directory: str | Path) -> DealSet:
     parts = sorted(directory.glob("part-*.parquet"))
     if not parts:
         raise DatasetError(f"{directory}: no deal shards (run pipelines/handgen.py)")
+    for part in parts:  # damaged bytes first: every later message assumes intact files
+        verify(part, REGENERATE_DEALS)
     meta = read_metadata(parts[0])
     try:
         n, total = int(meta["n_seats"]), int(meta["deals"])
@@ -156,7 +163,7 @@ def load_deal_set(directory: str | Path) -> DealSet:
     for part in parts:
         if check_file(part, spec)["config_hash"] != meta["config_hash"]:
             raise DatasetError(f"{part}: belongs to another deal set")
-        sets.append(DealSet.from_arrow(read_table(part, spec)))
+        sets.append(DealSet.from_arrow(read_table(part, spec, regenerate=REGENERATE_DEALS)))
     deals = DealSet.concat(sets)
     if len(parts) != expected_shards or len(deals) != total:
         raise DatasetError(

@@ -5,13 +5,21 @@ and ``sparring.seed`` in its Parquet key-value metadata. Writes go to a temporar
 same directory and are renamed into place when complete, so a crash never leaves a partial file
 that looks whole. Readers check the dataset name, version and columns and fail with a message
 that says what differs.
+
+Data cannot lie: pages are written with checksums and verified on every read, and each file has
+a sidecar ``<file>.sha256`` with the SHA-256 of its bytes, written before the file takes its
+final name. A damaged file (a flipped bit anywhere) is never reused: ``is_reusable`` says so in
+one line and the pipeline recomputes it; reading it raises a ``DatasetError`` that names the file
+and how to regenerate it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,11 +27,45 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sparring.runtime.errors import UsageError
+
 _PREFIX = "sparring."
 
 
-class DatasetError(ValueError):
-    """A dataset file is missing, of another kind or version, or does not match its schema."""
+REGENERATE = "run the pipeline that wrote it again with the same config: it recomputes it"
+
+
+class DatasetError(UsageError, ValueError):
+    """A dataset file is missing, of another kind or version, damaged, or does not match its
+    schema (one line: the file, what is wrong and how to regenerate it)."""
+
+
+def sidecar(path: str | os.PathLike[str]) -> Path:
+    """Where the SHA-256 of ``path``'s bytes is kept."""
+    path = Path(path)
+    return path.with_name(f"{path.name}.sha256")
+
+
+def file_digest(path: str | os.PathLike[str]) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def verify(path: str | os.PathLike[str], regenerate: str = REGENERATE) -> bool:
+    """Whether ``path``'s bytes match its recorded SHA-256 (False when none is recorded);
+    raises ``DatasetError`` (naming the file and ``regenerate``) when they do not."""
+    recorded = sidecar(path)
+    if not recorded.exists():
+        return False
+    expected = recorded.read_text().split()[0] if recorded.read_text().strip() else ""
+    if file_digest(path) != expected:
+        raise DatasetError(
+            f"{path}: damaged (its bytes no longer match {recorded.name}); {regenerate}"
+        )
+    return True
 
 
 @dataclass(frozen=True)
@@ -64,12 +106,17 @@ def write_table(
     table = table.replace_schema_metadata(spec.metadata(config_hash, seed, extra))
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    digest_tmp = tmp.with_name(tmp.name + ".sha256")
     try:
-        pq.write_table(table, tmp)
+        pq.write_table(table, tmp, write_page_checksum=True)
+        # the digest is in place before the file: a file under its final name always has one
+        digest_tmp.write_text(f"{file_digest(tmp)}  {path.name}\n")
+        os.replace(digest_tmp, sidecar(path))
         os.replace(tmp, path)
     finally:
-        if tmp.exists():
-            tmp.unlink()
+        for leftover in (tmp, digest_tmp):
+            if leftover.exists():
+                leftover.unlink()
     return path
 
 
@@ -111,14 +158,40 @@ def check_file(path: str | os.PathLike[str], spec: DatasetSpec) -> dict[str, str
     return meta
 
 
-def read_table(path: str | os.PathLike[str], spec: DatasetSpec) -> pa.Table:
-    """Read a dataset file after checking it against ``spec``."""
+def read_table(
+    path: str | os.PathLike[str], spec: DatasetSpec, regenerate: str = REGENERATE
+) -> pa.Table:
+    """Read a dataset file after checking it against ``spec``, its bytes against their SHA-256
+    and every page against its checksum; ``regenerate`` says how to remake a damaged file."""
+    verify(path, regenerate)
     check_file(path, spec)
-    return pq.read_table(path, schema=spec.schema.with_metadata(None)).select(spec.schema.names)
+    try:
+        table = pq.read_table(
+            path, schema=spec.schema.with_metadata(None), page_checksum_verification=True
+        )
+    except (OSError, pa.ArrowException) as exc:
+        reason = str(exc).splitlines()[0][:120]
+        raise DatasetError(f"{path}: damaged ({reason}); {regenerate}") from None
+    return table.select(spec.schema.names)
 
 
-def is_reusable(path: str | os.PathLike[str], spec: DatasetSpec, config_hash: str) -> bool:
-    """True when ``path`` is a valid ``spec`` file written from the same config."""
+def is_reusable(
+    path: str | os.PathLike[str],
+    spec: DatasetSpec,
+    config_hash: str,
+    report: Callable[[str], object] | None = print,
+) -> bool:
+    """True when ``path`` is an intact ``spec`` file written from the same config (its bytes
+    match their recorded SHA-256). A damaged one is reported in one line and not reused."""
+    if not Path(path).exists():
+        return False
+    try:
+        if not verify(path):
+            return False  # no digest recorded: cannot be trusted, recompute
+    except DatasetError:
+        if report is not None:
+            report(f"{path} is damaged (its bytes changed since it was written): recomputing it")
+        return False
     try:
         meta = check_file(path, spec)
     except DatasetError:
