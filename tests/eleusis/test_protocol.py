@@ -128,3 +128,81 @@ def test_the_informed_reference_speaks_the_protocol_given_the_family(capsys):
     )
     assert proc.returncode == 0, proc.stderr
     assert set(proc.stdout.split("\n")[:2]) <= {"D 6", "D 7"}  # d = 0.1, never the mode C 1
+
+
+def referee_cli(*args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "sparring.cli", "eleusis", "referee", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_a_scientist_that_never_moves_loses_on_time():
+    proc = referee_cli(
+        "--deck", "uniform", "--move-timeout", "0.5", "--start-timeout", "0.5", "--", "sleep", "300"
+    )
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    assert "lost on time after 0 guesses: no move within 0.5 s" in proc.stdout
+
+
+def test_the_whole_game_has_a_limit_too():
+    slow = [sys.executable, "-c", "import time\nwhile True:\n    print('H 1', flush=True)\n"
+            "    input()\n    time.sleep(0.05)"]  # fmt: skip
+    proc = referee_cli("--deck", "uniform", "--harma", "10000", "--game-timeout", "1", "--", *slow)
+    assert proc.returncode == 4 and "the game's time limit" in proc.stdout
+
+
+def test_a_scientist_that_never_reads_cannot_deadlock_the_referee():
+    proc = referee_cli(
+        "--deck", "uniform", "--harma", "100000", "--cap", "200000", "--", "yes", "H 1"
+    )
+    assert proc.returncode == 0 and "200000 guesses" in proc.stdout
+
+
+def test_a_huge_line_is_refused_quoted_short_without_reading_it_all():
+    flood = [sys.executable, "-c", "import sys\nsys.stdout.write('H' * 200_000_000)"]
+    proc = referee_cli("--deck", "uniform", "--", *flood)
+    assert proc.returncode == 3, proc.stderr
+    line = proc.stdout.strip()
+    assert "a line longer than 1024 bytes" in line and len(line) < 250
+
+
+def test_non_utf8_output_ends_the_game_as_invalid():
+    proc = referee_cli("--deck", "uniform", "--", "printf", "\\xff\\xfe\\n")
+    assert proc.returncode == 3 and "not UTF-8" in proc.stdout
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
+def test_ending_the_referee_ends_the_scientist(tmp_path, how):
+    import os
+    import signal
+    import time
+
+    pid_file = tmp_path / "pid"
+    program = ["sh", "-c", f"echo $$ > {pid_file}; exec sleep 300"]
+    ref = subprocess.Popen(
+        [sys.executable, "-m", "sparring.cli", "eleusis", "referee", "--deck", "uniform",
+         "--", *program],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline, "the scientist never started"
+        time.sleep(0.05)
+    scientist = int(pid_file.read_text())
+    os.kill(ref.pid, getattr(signal, how))
+    ref.wait(timeout=30)
+    time.sleep(0.2)
+    try:
+        os.kill(scientist, 0)
+    except ProcessLookupError:
+        return  # gone, as it should be
+    # a zombie waiting for its reaper has ended too
+    from pathlib import Path
+
+    state = Path(f"/proc/{scientist}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    assert state == "Z", f"the scientist {scientist} still runs after {how} to the referee"

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from sparring.cli.common import UsageError, integer, seed
+from sparring.cli.common import UsageError, integer, number, seed
 from sparring.eleusis.scientists import NAMES
-
-EXIT_INVALID = 3  # the scientist broke the protocol
 
 
 def register(top: argparse._SubParsersAction, groups: dict) -> None:
@@ -15,14 +13,40 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         "referee",
         help="run a scientist program over stdin/stdout for one game",
         description="Referee one game: the program writes guesses '<suit> <number>' (suits "
-        "CDHS, numbers 1..13) and reads '<suit> <number> <0|1> <0|1>'. Exit status 0 when the "
-        "game finished or hit the cap, 3 when the program broke the protocol.",
+        "CDHS, numbers 1..13) and reads '<suit> <number> <0|1> <0|1>'. The program runs in its "
+        "own process group, ended when the game ends however it ends. Exit status 0 when the "
+        "game finished or hit the cap, 3 when the program broke the protocol (a malformed, "
+        "over-long or non-UTF-8 line, or it stopped), 4 when it did not move in time.",
     )
     ref.add_argument("--deck", required=True, help="family[:k=v,...], e.g. spike:alpha=0.5")
     ref.add_argument("--seed", type=seed, default=0, help="game seed (deck instance and draws)")
     ref.add_argument("--harma", type=integer(1), default=100, help="starting harma (default 100)")
     ref.add_argument(
         "--cap", type=integer(1), default=1_000_000, help="guess cap (default 1000000)"
+    )
+    ref.add_argument(
+        "--move-timeout",
+        type=number(0, 86_400, low_open=True),
+        default=10.0,
+        help="seconds the program has for each move (default 10)",
+    )
+    ref.add_argument(
+        "--start-timeout",
+        type=number(0, 86_400, low_open=True),
+        default=60.0,
+        help="seconds for the first move, which includes starting the program (default 60)",
+    )
+    ref.add_argument(
+        "--game-timeout",
+        type=number(0, 86_400 * 30, low_open=True),
+        default=None,
+        help="seconds for the whole game (default: no limit)",
+    )
+    ref.add_argument(
+        "--max-line",
+        type=integer(16, 1 << 20),
+        default=1024,
+        help="longest line accepted from the program, in bytes (default 1024)",
     )
     ref.add_argument("program", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
     ref.set_defaults(func=referee)
@@ -53,7 +77,7 @@ def _deck(spec: str, seed: int):
 def referee(args: argparse.Namespace) -> int:
     """Referee one game between the deck and a scientist program."""
     from sparring.eleusis.env import EleusisGame
-    from sparring.eleusis.protocol import run_referee
+    from sparring.eleusis.protocol import EXIT_FINISHED, EXIT_INVALID, EXIT_TIMEOUT, run_referee
 
     command = list(args.program)
     if command and command[0] == "--":
@@ -61,13 +85,23 @@ def referee(args: argparse.Namespace) -> int:
     if not command:
         raise UsageError("give the scientist program after --, e.g. -- sparring eleusis scientist")
     game = EleusisGame(_deck(args.deck, args.seed), args.seed, args.harma, args.cap)
-    result = run_referee(game, command)
+    result = run_referee(
+        game,
+        command,
+        args.move_timeout,
+        args.game_timeout,
+        max_line=args.max_line,
+        start_timeout=args.start_timeout,
+    )
     if result.status == "invalid":
         print(f"invalid game after {result.guesses} guesses: {result.message}")
         return EXIT_INVALID
+    if result.status == "timeout":
+        print(f"lost on time after {result.guesses} guesses: {result.message}")
+        return EXIT_TIMEOUT
     word = "finished" if result.status == "finished" else "did not finish (cap reached)"
     print(f"{word}: {result.guesses} guesses, harma {result.harma}")
-    return 0
+    return EXIT_FINISHED
 
 
 def scientist(args: argparse.Namespace) -> int:

@@ -3,15 +3,16 @@
 The scientist writes ``"<suit> <number>"`` (``H 12``); the referee answers
 ``"<suit> <number> <0|1> <0|1>"`` (the guess, then suit right, number right). The referee
 closes the scientist's input when the game ends. Any malformed line ends the game as invalid,
-with what was received.
+with (at most 80 characters of) what was received; a scientist that does not move in time loses
+the game on time. See ``channel`` for the limits that keep the referee from hanging.
 """
 
 from __future__ import annotations
 
-import contextlib
 import re
-import subprocess
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
@@ -19,6 +20,7 @@ from typing import TextIO
 import numpy as np
 
 from sparring.eleusis.cards import SUITS, card_index, card_name
+from sparring.eleusis.channel import MoveTimeout, ProtocolError, ScientistProcess, quote
 from sparring.eleusis.env import EleusisGame
 from sparring.eleusis.scientists import Scientist
 
@@ -26,8 +28,9 @@ _GUESS = re.compile(r"^([CDHS]) (\d{1,2})$")
 _FEEDBACK = re.compile(r"^([CDHS]) (\d{1,2}) ([01]) ([01])$")
 
 
-class ProtocolError(ValueError):
-    """A line that does not follow the protocol."""
+EXIT_FINISHED, EXIT_INVALID, EXIT_TIMEOUT = 0, 3, 4
+"""``sparring eleusis referee``'s exit status: the game finished (or hit the guess cap), the
+scientist broke the protocol, or it did not move in time."""
 
 
 def parse_guess(line: str) -> int:
@@ -35,7 +38,7 @@ def parse_guess(line: str) -> int:
     match = _GUESS.match(text)
     if not match or not 1 <= int(match.group(2)) <= 13:
         raise ProtocolError(
-            f"expected '<suit> <number>' with suit in {SUITS} and number 1..13, got {text!r}"
+            f"expected '<suit> <number>' with suit in {SUITS} and number 1..13, got {quote(text)}"
         )
     return card_index(match.group(1), int(match.group(2)))
 
@@ -44,7 +47,7 @@ def parse_feedback(line: str, guess: int) -> int:
     text = line.rstrip("\n")
     match = _FEEDBACK.match(text)
     if not match:
-        raise ProtocolError(f"expected '<suit> <number> <0|1> <0|1>', got {text!r}")
+        raise ProtocolError(f"expected '<suit> <number> <0|1> <0|1>', got {quote(text)}")
     if card_index(match.group(1), int(match.group(2))) != guess:
         raise ProtocolError(f"feedback {text!r} is not about the guess {card_name(guess)!r}")
     return int(match.group(3)) + 2 * int(match.group(4))
@@ -52,7 +55,7 @@ def parse_feedback(line: str, guess: int) -> int:
 
 @dataclass
 class RefereeResult:
-    status: str  # "finished", "dnf" or "invalid"
+    status: str  # "finished", "dnf", "invalid" or "timeout"
     guesses: int
     harma: int
     message: str = ""
@@ -80,34 +83,52 @@ def referee(
     return RefereeResult("finished" if game.finished else "dnf", game.guesses, game.harma)
 
 
-def run_referee(game: EleusisGame, command: Sequence[str]) -> RefereeResult:
-    """Run an external scientist program and referee one game over its stdin/stdout."""
+def run_referee(
+    game: EleusisGame,
+    command: Sequence[str],
+    move_timeout: float = 10.0,
+    game_timeout: float | None = None,
+    max_line: int = 1024,
+    start_timeout: float = 60.0,
+) -> RefereeResult:
+    """Run an external scientist program and referee one game over its stdin/stdout.
+
+    Never hangs: each move has ``move_timeout`` seconds, the first ``start_timeout`` (the program
+    is starting), and the whole game ``game_timeout``;
+    lines are at most ``max_line`` bytes of UTF-8. The program's process group is ended on
+    every way out, SIGINT and SIGTERM to the referee included."""
     try:
-        proc = subprocess.Popen(
-            list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
-        )
+        program = ScientistProcess(command, move_timeout, max_line, game_timeout, start_timeout)
     except OSError as exc:
         return RefereeResult("invalid", 0, game.harma, f"cannot start {command[0]!r}: {exc}")
-    assert proc.stdin is not None and proc.stdout is not None
-    stdin = proc.stdin
 
-    def write(line: str) -> None:
-        try:
-            stdin.write(line)
-            stdin.flush()
-        except BrokenPipeError:
-            pass  # the next read reports that the scientist stopped
+    def read() -> str:
+        line = program.read_line()
+        return "" if line is None else line + "\n"
 
+    restore = _terminate_as_interrupt()
     try:
-        result = referee(game, proc.stdout.readline, write)
+        return referee(game, read, lambda line: program.write_line(line.rstrip("\n")))
+    except MoveTimeout as exc:
+        return RefereeResult("timeout", game.guesses, game.harma, str(exc))
+    except ProtocolError as exc:
+        return RefereeResult("invalid", game.guesses, game.harma, str(exc))
     finally:
-        with contextlib.suppress(BrokenPipeError):
-            proc.stdin.close()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-    return result
+        program.close()
+        restore()
+
+
+def _terminate_as_interrupt():
+    """While refereeing, SIGTERM unwinds like Ctrl-C (so the program is ended too); returns a
+    function that puts the previous handler back."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    return lambda: signal.signal(signal.SIGTERM, previous)
 
 
 def run_scientist(
