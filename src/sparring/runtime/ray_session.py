@@ -16,6 +16,7 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 import ray
 
 from sparring.runtime.config import ConfigError, to_container
+from sparring.runtime.reaper import start_reaper
 
 DEFAULTS: dict[str, Any] = {
     "address": None,
@@ -60,6 +61,8 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
             kwargs["num_cpus"] = num_cpus
             kwargs["include_dashboard"] = options["include_dashboard"]
         ray.init(**kwargs)
+        if not options["address"]:
+            start_reaper()  # the embedded Ray's agents must not outlive a killed driver
     return dict(ray.cluster_resources())
 
 
