@@ -132,3 +132,29 @@ def test_a_spec_parameter_changes_the_play():
     a = run_cell(("spike:alpha=0.5", 100, "kl_ucb:c=0.1"), seeds=5, cap=100_000)
     b = run_cell(("spike:alpha=0.5", 100, "kl_ucb:c=3"), seeds=5, cap=100_000)
     assert a.scientist == "kl_ucb:c=0.1" and a.mean_guesses != b.mean_guesses
+
+
+def _steps(scientist, feedback, n=15):
+    guesses = []
+    for i in range(n):
+        guesses.append(scientist.guess())
+        scientist.learn(feedback[i % len(feedback)])
+    return guesses
+
+
+@pytest.mark.parametrize("name", ["beta_thompson", "dirichlet_gibbs", "kl_ucb", "em_greedy"])
+def test_each_scientist_owns_its_random_stream(name):
+    from sparring.eleusis.scientists import Scientist
+
+    feedback = [0, 1, 2, 0, 3, 0]
+    alone = _steps(Scientist(name, seed=1), feedback)
+    first = Scientist(name, seed=1)
+    second = Scientist(name, seed=2)  # constructing another one changes nothing for the first
+    interleaved = []
+    for i in range(15):
+        interleaved.append(first.guess())
+        second.guess()
+        first.learn(feedback[i % len(feedback)])
+        second.learn(feedback[(i + 3) % len(feedback)])
+    assert interleaved == alone
+    assert _steps(Scientist(name, seed=2), feedback) != alone or name == "em_greedy"

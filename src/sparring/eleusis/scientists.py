@@ -29,9 +29,13 @@ stream (``env``), so every scientist faces the same card sequence for a (deck, s
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
+from numba import _helperlib as _numba_helperlib
 from numba import njit
 
 from sparring.eleusis.cards import (
@@ -429,15 +433,31 @@ class Scientist:
         self.groups = np.zeros((N_CARDS, 4), dtype=np.int64)
         self.scal = np.zeros(4)
         self.scratch = np.empty(N_CARDS)
-        _seed(seed)
+        self._stream = _numba_stream(seed)
         reset(self.kind, self.param, self.weights, self.ab, self.groups, self.scal)
         self._last: int | None = None
 
+    @contextlib.contextmanager
+    def _own_stream(self) -> Iterator[None]:
+        """Run kernels on this scientist's random stream, leaving any other's as it was.
+
+        The kernels draw from numba's process-wide generator (``play_game`` seeds it once per
+        game and runs the game in one call); a step-by-step scientist swaps its own state in
+        and out around each call, so two scientists in one process never disturb each other."""
+        saved = _helperlib.rnd_get_state(_NP_STATE)
+        _helperlib.rnd_set_state(_NP_STATE, self._stream)
+        try:
+            yield
+        finally:
+            self._stream = _helperlib.rnd_get_state(_NP_STATE)
+            _helperlib.rnd_set_state(_NP_STATE, saved)
+
     def guess(self) -> int:
         told = (self.p_true, self.policy)  # what the oracle and the optimal policy know
-        self._last = int(
-            choose(self.kind, self.param, self.harma, *told, *self._belief(), self.scratch)  # type: ignore[call-arg]
-        )
+        with self._own_stream():
+            self._last = int(
+                choose(self.kind, self.param, self.harma, *told, *self._belief(), self.scratch)  # type: ignore[call-arg]
+            )
         return self._last
 
     def _belief(self) -> tuple[np.ndarray, ...]:
@@ -448,9 +468,26 @@ class Scientist:
         if self._last is None:
             raise RuntimeError("learn() before guess()")
         self.harma += int(harma_change(code))
-        observe(self.kind, self.param, self._last, code, *self._belief())
+        with self._own_stream():
+            observe(self.kind, self.param, self._last, code, *self._belief())
 
 
 @njit(cache=True)
 def _seed(seed):
     np.random.seed(seed)
+
+
+_helperlib: Any = _numba_helperlib  # numba's C helpers (no type information)
+# numba's generator state for np.random inside kernels (the calling thread's), read and written
+# through numba's own helpers.
+_NP_STATE = _helperlib.rnd_get_np_state_ptr()
+
+
+def _numba_stream(seed: int) -> tuple:
+    """The state numba's generator has after ``np.random.seed(seed)`` in a kernel, without
+    changing the process's current one."""
+    saved = _helperlib.rnd_get_state(_NP_STATE)
+    _seed(seed)
+    state = _helperlib.rnd_get_state(_NP_STATE)
+    _helperlib.rnd_set_state(_NP_STATE, saved)
+    return state
