@@ -35,7 +35,11 @@ def not_a_database(tmp_path: Path) -> str:
 
 CASES = [
     ("evolve", ["ga.population=0"], "ga.population=0 is not allowed: expected an integer in 4"),
-    ("equity", ["tirals=10"], "tirals is not a known key: allowed keys are seed, trials"),
+    (
+        "equity",
+        ["tirals=10"],
+        "tirals is not a known key: allowed keys are objective, direction, seed, trials",
+    ),
     ("handgen", ["ray=bogus"], "ray=bogus is not allowed: expected one of cluster, local"),
     ("validate", ["tracking.uri=sqlite:////no/such/dir/m.db"], "the directory /no/such/dir does"),
     ("compare", [not_a_database], "is not an SQLite database"),

@@ -137,3 +137,18 @@ def test_flatten_of_a_typed_config_keeps_lists_as_json():
 
 def test_override_syntax_errors_are_one_line():
     assert config_error("equity", "opponents=[1").startswith("cannot read the override")
+
+
+def test_the_objective_is_read_from_the_run_metrics(capsys):
+    from sparring.runtime.app import objective_value
+
+    typed = to_typed(compose_config("evolve"))
+    assert typed.objective == "champion_bb100_vs_mixed" and typed.direction == "maximize"
+    assert objective_value(typed, {"metrics": {"champion_bb100_vs_mixed": 12.5}}) == 12.5
+    # outside a sweep a missing metric is a warning naming the close ones, not a failure
+    assert objective_value(typed, {"metrics": {"champion_bb100_vs_maniac": 3.0}}) is None
+    assert "champion_bb100_vs_maniac" in capsys.readouterr().err
+    none = to_typed(compose_config("search_bench"))
+    assert none.objective is None and objective_value(none, {"metrics": {}}) is None
+    assert to_typed(compose_config("retrain")).objective == "edge_bb100"
+    assert config_error("evolve", "direction=up").startswith("direction=up is not allowed")

@@ -40,6 +40,7 @@ def test_tiny_run_writes_table_and_mlflow_run_then_reuses(ray_session, pipeline_
     assert mlrun.data.params["ray.num_cpus"] == "None"
     assert mlrun.data.metrics["cells"] == 6 and mlrun.data.metrics["reused"] == 0
     assert mlrun.data.metrics["trials_per_s"] > 0
+    assert first["metrics"][cfg.objective] == mlrun.data.metrics[cfg.objective]  # the objective
     assert mlrun.data.tags["pipeline"] == "equity" and len(mlrun.data.tags["config_hash"]) == 12
 
     stamp = out.stat().st_mtime_ns
@@ -69,7 +70,10 @@ def test_results_do_not_depend_on_workers(ray_session, pipeline_config, tmp_path
         ("seed=-1", "seed=-1 is not allowed"),
         ("trials=many", "trials=many is not allowed: expected an integer"),
         ("force=maybe", "force=maybe is not allowed: expected true or false"),
-        ("tials=10", "tials is not a known key: allowed keys are seed, trials"),
+        (
+            "tials=10",
+            "tials is not a known key: allowed keys are objective, direction, seed, trials",
+        ),
     ],
 )
 def test_bad_config_fails_before_any_work(override, message):

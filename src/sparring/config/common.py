@@ -3,9 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
 from sparring.config import checks
 from sparring.runtime.config import DEFAULT_TRACKING_URI
+
+
+class Direction(StrEnum):
+    """Whether a sweep wants the objective large or small."""
+
+    maximize = "maximize"
+    minimize = "minimize"
+
+
+@dataclass
+class ObjectiveConfig:
+    """What a sweep optimises: the name of one of the run's metrics (``run(config)["metrics"]``)
+    and its direction. The pipeline's Hydra main returns that metric's value, so any Hydra
+    sweeper (and ``sparring tune``) can drive the pipeline."""
+
+    objective: str | None = None
+    direction: Direction = Direction.maximize
 
 
 @dataclass

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sparring.config import checks
-from sparring.config.common import RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
 from sparring.eleusis.decks import parse_deck
 from sparring.eleusis.informed import hypotheses
 from sparring.eleusis.scientists import NAMES, parse_scientist
@@ -24,7 +24,7 @@ def _specs(key: str, specs: list[str], parse: Callable[[str], object], hint: str
 
 
 @dataclass
-class EleusisBenchConfig:
+class EleusisBenchConfig(ObjectiveConfig):
     """Games of every scientist on every deck, against the oracle."""
 
     decks: list[str] = field(default_factory=lambda: ["spike:alpha=0.5"])  # family[:k=v,...]

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from sparring.config import checks
-from sparring.config.common import RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
 from sparring.config.handgen import PreflopConfig
 from sparring.ga.evolution import GAParams, TrainerStart
 from sparring.ga.operators import CrossoverOperator, CrossoverPolicy
@@ -99,8 +99,10 @@ class RegistryConfig:
 
 
 @dataclass
-class EvolveConfig:
+class EvolveConfig(ObjectiveConfig):
     """Evolve 10-player fixed-limit hold'em players against a co-evolving trainer set."""
+
+    objective: str | None = "champion_bb100_vs_mixed"
 
     seed: int = 0
     table_size: int = 10
@@ -194,5 +196,7 @@ class RetrainSection:
 @dataclass
 class RetrainConfig(EvolveConfig):
     """Every evolve setting, plus the retraining's own (``retrain.*``)."""
+
+    objective: str | None = "edge_bb100"
 
     retrain: RetrainSection = field(default_factory=RetrainSection)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sparring.config import checks
-from sparring.config.common import RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
 from sparring.pipelines.dealsets import DealSetConfig
 from sparring.poker.rules import MAX_SEATS, MIN_SEATS
 from sparring.runtime.errors import ConfigError
@@ -41,8 +41,10 @@ class HandgenPreflopConfig(PreflopConfig):
 
 
 @dataclass
-class HandgenConfig:
+class HandgenConfig(ObjectiveConfig):
     """``deals`` deals for ``table_size`` seats, ``shard_size`` per Ray task and Parquet file."""
+
+    objective: str | None = "deals_per_s"
 
     deals: int = 400
     table_size: int = 10

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from sparring.config import checks
-from sparring.config.common import RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
 from sparring.runtime.errors import ConfigError
 from sparring.search.engine import SEARCHERS
 
@@ -68,7 +68,7 @@ class SearchMatchConfig:
 
 
 @dataclass
-class SearchBenchConfig:
+class SearchBenchConfig(ObjectiveConfig):
     """Node counts per searcher and depth, depth in a time budget, a round robin with Elo."""
 
     searchers: list[Searcher] = field(default_factory=lambda: list(Searcher))

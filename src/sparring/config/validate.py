@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from sparring.config import checks
-from sparring.config.common import RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
 from sparring.mus.players import Profile
 from sparring.runtime.errors import ConfigError
 
@@ -84,8 +84,10 @@ class MatchConfig:
 
 
 @dataclass
-class ValidateConfig:
+class ValidateConfig(ObjectiveConfig):
     """Estimation error and coverage, separation, drift delay, calibration and the model's edge."""
+
+    objective: str | None = "edge/heavy_bluffer"
 
     seed: int = 0
     seeds: int = 4  # repetitions of every estimation / separation grid point

@@ -192,4 +192,4 @@ def run(job: EleusisBenchConfig) -> dict[str, Any]:
     print_locations(
         {"results": output.resolve(), "games": per_game.resolve()}, job.tracking.uri, mlrun.run_id
     )
-    return {"output": output, "run_id": mlrun.run_id, "results": results}
+    return {"output": output, "run_id": mlrun.run_id, "results": results, "metrics": metrics}

@@ -180,6 +180,7 @@ def run(job: RetrainConfig) -> dict[str, Any]:
     return {
         "decision": decision,
         "run_id": mlrun.run_id,
+        "metrics": metrics,
         "edge": mean,
         "low": low,
         "version": new_version or version,

@@ -250,6 +250,7 @@ def run(job: SearchBenchConfig) -> dict[str, Any]:
     print_locations({"results": out.resolve()}, job.tracking.uri, mlrun.run_id)
     return {
         "run_id": mlrun.run_id,
+        "metrics": metrics,
         "nodes": nodes,
         "budget": budget,
         "games": games,

@@ -15,6 +15,7 @@ command expect:
 
 from __future__ import annotations
 
+import difflib
 import os
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -22,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line
+from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, ConfigError, one_line
 from sparring.runtime.preflight import check_tracking
 
 RESUME_HINT = "interrupted; run the same command again to resume"
@@ -68,7 +69,9 @@ def launch(
             if tracking is not None:
                 check_tracking(tracking.uri)
             result = run(config)
-            return objective(result) if objective is not None else None
+            if objective is not None:
+                return objective(result)
+            return objective_value(config, result)
 
     # Hydra names the job (hydra.job.name: output dirs, a sweep's experiment) after the task
     # function's module; this one is defined here, so give it the pipeline's name.
@@ -97,6 +100,32 @@ def _reported() -> Iterator[None]:
             raise
         print(f"error: {line}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
+
+
+def objective_value(config: Any, result: Any) -> float | None:
+    """The value of the metric ``config.objective`` names in ``result["metrics"]`` (None when
+    the config names none); a name the run did not produce is a one-line error listing the
+    closest ones."""
+    name = getattr(config, "objective", None)
+    if name is None:
+        return None
+    metrics = result.get("metrics") if isinstance(result, Mapping) else None
+    if not metrics or name not in metrics:
+        known = sorted(metrics or {})
+        close = difflib.get_close_matches(name, known, n=3) or known[:5]
+        error = ConfigError("objective", name, f"a metric of this run, e.g. {', '.join(close)}")
+        if _sweeping():
+            raise error  # a sweeper cannot go on without the number
+        print(f"warning: {error} (nothing for a sweeper to read)", file=sys.stderr)
+        return None
+    return float(metrics[name])
+
+
+def _sweeping() -> bool:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
+
+    return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
 
 
 def metric(name: str) -> Callable[[Mapping[str, Any]], float | None]:
