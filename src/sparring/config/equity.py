@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
+from sparring.config.common import Direction, ObjectiveConfig, RayConfig, TrackingConfig
 from sparring.poker.preflop import CLASS_INDEX, CLASSES, MAX_TABLE_OPPONENTS
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
@@ -16,7 +16,8 @@ from sparring.runtime.errors import ConfigError
 class EquityConfig(ObjectiveConfig):
     """169 starting-hand classes x opponent counts, ``trials`` Monte Carlo outcomes per cell."""
 
-    objective: str | None = "trials_per_s"
+    objective: str | None = "mean_stderr"  # logged whether the table is computed or reused
+    direction: Direction = Direction.minimize
 
     seed: int = 0
     trials: int = 20_000

@@ -44,8 +44,6 @@ class HandgenPreflopConfig(PreflopConfig):
 class HandgenConfig(ObjectiveConfig):
     """``deals`` deals for ``table_size`` seats, ``shard_size`` per Ray task and Parquet file."""
 
-    objective: str | None = "deals_per_s"
-
     deals: int = 400
     table_size: int = 10
     equity_trials: int = 2000
