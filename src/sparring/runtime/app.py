@@ -113,7 +113,8 @@ def objective_value(config: Any, result: Any) -> float | None:
     if not metrics or name not in metrics:
         known = sorted(metrics or {})
         close = difflib.get_close_matches(name, known, n=3) or known[:5]
-        error = ConfigError("objective", name, f"a metric of this run, e.g. {', '.join(close)}")
+        hint = f", e.g. {', '.join(close)}" if close else " (this run reported none)"
+        error = ConfigError("objective", name, f"a metric of this run{hint}")
         if _sweeping():
             raise error  # a sweeper cannot go on without the number
         print(f"warning: {error} (nothing for a sweeper to read)", file=sys.stderr)
