@@ -8,7 +8,7 @@ allowed. Keys are the field's own name; the schema that holds it adds its prefix
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sparring.runtime.errors import ConfigError
@@ -63,21 +63,6 @@ def integers(key: str, values: Sequence[Any], low: int, high: int) -> list[int]:
     for value in values:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ConfigError(key, list(values), allowed)
-    return list(values)
-
-
-def one_of(key: str, value: Any, allowed: Iterable[str]) -> str:
-    """``value`` as one of ``allowed``."""
-    options = list(allowed)
-    if value not in options:
-        raise ConfigError(key, value, f"one of {', '.join(options)}")
-    return str(value)
-
-
-def non_empty(key: str, values: Sequence[Any], what: str) -> list[Any]:
-    """A non-empty list, ``what`` saying what it should hold."""
-    if not values:
-        raise ConfigError(key, list(values), f"a non-empty list of {what}")
     return list(values)
 
 

@@ -39,14 +39,13 @@ def launch(
     run: Callable[[Any], Any],
     *,
     resumable: bool | Callable[[Any], bool] = False,
-    objective: Callable[[Any], float | None] | None = None,
 ) -> None:
     """Run ``run(typed_config)`` under Hydra with the conventions above; never returns.
 
     ``script`` is the calling file (``__file__``): its repository's ``conf/`` holds the configs.
     ``resumable`` says whether running the same command again continues an interrupted run
     (a function of the typed config where that depends on it, e.g. evolve's ``resume``).
-    ``objective`` maps ``run``'s result to the number a sweeper optimises.
+    The task returns the metric the config names as its ``objective`` (for sweepers).
     """
     import hydra
 
@@ -68,10 +67,7 @@ def launch(
             tracking = getattr(config, "tracking", None)
             if tracking is not None:
                 check_tracking(tracking.uri)
-            result = run(config)
-            if objective is not None:
-                return objective(result)
-            return objective_value(config, result)
+            return objective_value(config, run(config))
 
     # Hydra names the job (hydra.job.name: output dirs, a sweep's experiment) after the task
     # function's module; this one is defined here, so give it the pipeline's name.
@@ -127,13 +123,3 @@ def _sweeping() -> bool:
     from hydra.types import RunMode
 
     return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN
-
-
-def metric(name: str) -> Callable[[Mapping[str, Any]], float | None]:
-    """An objective reading ``result["metrics"][name]`` (None when absent)."""
-
-    def read(result: Mapping[str, Any]) -> float | None:
-        value = (result.get("metrics") or {}).get(name)
-        return None if value is None else float(value)
-
-    return read
