@@ -22,6 +22,9 @@ def test_run_records_params_metrics_tags_and_status(mlflow_store, tmp_path):
     assert got.data.tags["extra"] == "yes" and got.data.tags["pipeline"] == "unit"
     assert "git_commit" in got.data.tags
     assert [a.path for a in client.list_artifacts(run.run_id)] == ["notes.txt"]
+    # a classic ML experiment, so MLflow 3's UI opens on the runs table
+    experiment = client.get_experiment(got.info.experiment_id)
+    assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"
 
 
 def test_a_failing_body_marks_the_run_failed(mlflow_store):

@@ -42,6 +42,7 @@ def git_commit(cwd: str | os.PathLike[str] | None = None) -> str:
 
 
 _OPENED: set[str] = set()
+EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
 DRIVER_TAG = "sparring.driver"  # host:pid:start of the process that created the run
 ENDED_TAG = "sparring.ended_by"
 
@@ -160,7 +161,12 @@ def experiment_id(client: MlflowClient, name: str, tracking: Mapping[str, Any]) 
     if found is not None:
         return found.experiment_id
     try:
-        return client.create_experiment(name, artifact_location=_artifact_location(tracking))
+        return client.create_experiment(
+            name,
+            artifact_location=_artifact_location(tracking),
+            # a classic ML experiment: the UI opens on the runs table, not the GenAI overview
+            tags={EXPERIMENT_KIND_TAG: "custom_model_development"},
+        )
     except mlflow.exceptions.MlflowException:
         # Another driver created it between our look-up and create.
         found = client.get_experiment_by_name(name)
