@@ -13,13 +13,12 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from sparring.runtime.errors import EXIT_USAGE, UsageError
+from sparring.runtime.preflight import is_sqlite_file
 
 __all__ = ["EXIT_USAGE", "Parser", "UsageError"]
-
-SQLITE_HEADER = b"SQLite format 3\x00"
 
 
 class Parser(argparse.ArgumentParser):
@@ -30,23 +29,31 @@ class Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
-def integer(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: an integer in [low, high]."""
-    allowed = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+def _ranged(
+    convert: Callable[[str], Any], allowed: str, ok: Callable[[Any], bool], name: str
+) -> Callable[[str], Any]:
+    """An argparse type: ``convert(text)`` when it works and ``ok`` holds, else one line naming
+    the value and ``allowed``."""
 
-    def parse(text: str) -> int:
+    def parse(text: str) -> Any:
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
                 f"{text!r} is not allowed: expected {allowed}"
             ) from None
-        if value < low or (high is not None and value > high):
-            raise argparse.ArgumentTypeError(f"{value} is not allowed: expected {allowed}")
+        if not ok(value):
+            raise argparse.ArgumentTypeError(f"{text} is not allowed: expected {allowed}")
         return value
 
-    parse.__name__ = "integer"
+    parse.__name__ = name  # argparse names the type in its messages
     return parse
+
+
+def integer(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high]."""
+    allowed = f"an integer >= {low}" if high is None else f"an integer in {low}..{high}"
+    return _ranged(int, allowed, lambda v: v >= low and (high is None or v <= high), "integer")
 
 
 seed = integer(0)
@@ -57,20 +64,11 @@ def number(low: float, high: float, *, low_open: bool = False) -> Callable[[str]
     """An argparse type: a finite number in [low, high] (or (low, high])."""
     allowed = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
 
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is not allowed: expected {allowed}"
-            ) from None
-        too_low = value <= low if low_open else value < low
-        if not math.isfinite(value) or too_low or value > high:
-            raise argparse.ArgumentTypeError(f"{text} is not allowed: expected {allowed}")
-        return value
+    def ok(value: float) -> bool:
+        above = value > low if low_open else value >= low
+        return math.isfinite(value) and above and value <= high
 
-    parse.__name__ = "number"
-    return parse
+    return _ranged(float, allowed, ok, "number")
 
 
 probability = number(0.0, 1.0)
@@ -107,11 +105,8 @@ def output_file(text: str) -> Path:
 def store_file(text: str) -> Path:
     """An argparse type: a player-model store path (an SQLite file, or one to create)."""
     path = output_file(text)
-    if path.exists():
-        with open(path, "rb") as f:
-            head = f.read(len(SQLITE_HEADER))
-        if head and head != SQLITE_HEADER:
-            raise argparse.ArgumentTypeError(f"{text}: not an SQLite database")
+    if path.exists() and not is_sqlite_file(path):
+        raise argparse.ArgumentTypeError(f"{text}: not an SQLite database")
     return path
 
 

@@ -60,8 +60,8 @@ def verify(path: str | os.PathLike[str], regenerate: str = REGENERATE) -> bool:
     recorded = sidecar(path)
     if not recorded.exists():
         return False
-    expected = recorded.read_text().split()[0] if recorded.read_text().strip() else ""
-    if file_digest(path) != expected:
+    words = recorded.read_text().split()
+    if file_digest(path) != (words[0] if words else ""):
         raise DatasetError(
             f"{path}: damaged (its bytes no longer match {recorded.name}); {regenerate}"
         )

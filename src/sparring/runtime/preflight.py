@@ -16,6 +16,13 @@ from sparring.runtime.errors import UsageError
 SQLITE_HEADER = b"SQLite format 3\x00"
 
 
+def is_sqlite_file(path: Path) -> bool:
+    """Whether an existing file is an SQLite database (an empty file may become one)."""
+    with open(path, "rb") as f:
+        head = f.read(len(SQLITE_HEADER))
+    return not head or head == SQLITE_HEADER
+
+
 class TrackingError(UsageError):
     """The tracking URI cannot be opened."""
 
@@ -44,11 +51,8 @@ def _check_sqlite(uri: str, path: Path) -> None:
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise TrackingError(f"tracking.uri={uri}: the directory {parent} does not exist")
-    if path.exists():
-        with open(path, "rb") as f:
-            head = f.read(len(SQLITE_HEADER))
-        if head and head != SQLITE_HEADER:
-            raise TrackingError(f"tracking.uri={uri}: {path} is not an SQLite database")
+    if path.exists() and not is_sqlite_file(path):
+        raise TrackingError(f"tracking.uri={uri}: {path} is not an SQLite database")
 
 
 def _check_http(uri: str, timeout_s: float) -> None:
