@@ -1,4 +1,5 @@
-"""``sparring compare`` and ``sparring results``: reading the MLflow record."""
+"""``sparring compare``, ``sparring results`` and ``sparring retrain history``: reading the
+MLflow record."""
 
 from __future__ import annotations
 
@@ -11,13 +12,31 @@ from sparring.runtime.config import DEFAULT_TRACKING_URI
 def register(top: argparse._SubParsersAction, groups: dict) -> None:
     cmp_ = top.add_parser(
         "compare",
-        help="compare the runs of an MLflow experiment",
-        description="Rank an experiment's runs by a metric; show the params that differ.",
+        help="compare MLflow runs: an experiment's, a sweep's or a model's versions",
+        description=(
+            "Rank runs by a metric (descending); show every param that differs between them "
+            "(swept params first, marked *) and the chosen metrics; write a bar plot. The runs "
+            "are an experiment's, a sweep's (--sweep) or those behind a registered model's "
+            "versions (--model)."
+        ),
+        epilog=(
+            "examples:\n"
+            "  sparring compare evolve --metric champion_bb100\n"
+            "  sparring compare --sweep evolve-ga_operators-20261129-180000 \\\n"
+            "      --metric champion_bb100\n"
+            "  sparring compare --model sparring-holdem-champion --metric champion_bb100\n"
+            "  sparring compare equity --metric trials_per_s --filter \"params.trials = '4000'\""
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    cmp_.add_argument("experiment", help="MLflow experiment (e.g. evolve, equity)")
+    cmp_.add_argument(
+        "experiment", nargs="?", help="MLflow experiment (evolve, equity, ...), or --sweep/--model"
+    )
     cmp_.add_argument("--metric", required=True, help="rank by this metric (descending)")
     cmp_.add_argument("--metrics", nargs="*", default=[], help="more metrics to show")
     cmp_.add_argument("--filter", default="", help="MLflow filter, e.g. \"params.seed = '1'\"")
+    cmp_.add_argument("--sweep", help="a sweep or search id: compare its runs")
+    cmp_.add_argument("--model", help="a registered model: compare the runs behind its versions")
     cmp_.add_argument("--max-runs", type=integer(1), default=20, help="runs shown (default 20)")
     cmp_.add_argument("--tracking-uri", type=tracking_uri, default=DEFAULT_TRACKING_URI)
     cmp_.add_argument(
@@ -27,17 +46,42 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
 
     res = top.add_parser(
         "results",
-        help="the latest run of every pipeline with its headline numbers",
-        description="One line per pipeline: its latest finished MLflow run and headlines.",
+        help="the latest run of every pipeline with its headline numbers, and the champions",
+        description=(
+            "One line per pipeline: its latest finished top-level MLflow run (never a nested "
+            "child or a sweep parent) and its headlines; then every registered model's aliases."
+        ),
     )
     res.add_argument("--tracking-uri", type=tracking_uri, default=DEFAULT_TRACKING_URI)
     res.set_defaults(func=results)
+
+    retrain = top.add_parser(
+        "retrain",
+        help="the record of scheduled retraining",
+        description="The record of scheduled retraining (pipelines/retrain.py).",
+    )
+    tools = retrain.add_subparsers(dest="retrain_command", metavar="TOOL")
+    tools.required = True
+    history = tools.add_parser(
+        "history",
+        help="every retrain decision by date, with its edge and interval",
+        description=(
+            "Every decided retrain (promoted or kept), newest first: the id, the challenger's "
+            "edge over the champion in bb/100 with its confidence interval, the versions."
+        ),
+    )
+    history.add_argument("--model", help="only this registered model's retrains")
+    history.add_argument("--experiment", default="retrain", help="MLflow experiment (retrain)")
+    history.add_argument("--tracking-uri", type=tracking_uri, default=DEFAULT_TRACKING_URI)
+    history.set_defaults(func=retrain_history)
 
 
 def compare(args: argparse.Namespace) -> int:
     """Print the comparison table and write its plot."""
     from sparring.pipelines.compare import compare as compare_runs
 
+    if args.experiment and (args.sweep or args.model):
+        raise UsageError("name an experiment or --sweep/--model, not both")
     try:  # refuse an unwritable place before reading
         output_file(f"{args.output_dir}/plot.png")
     except argparse.ArgumentTypeError as exc:
@@ -50,6 +94,8 @@ def compare(args: argparse.Namespace) -> int:
         args.filter,
         args.max_runs,
         args.output_dir,
+        sweep=args.sweep,
+        model=args.model,
     )
     return 0
 
@@ -59,4 +105,12 @@ def results(args: argparse.Namespace) -> int:
     from sparring.pipelines.results import results as latest
 
     latest(args.tracking_uri)
+    return 0
+
+
+def retrain_history(args: argparse.Namespace) -> int:
+    """Print the retrain decisions."""
+    from sparring.pipelines.results import retrain_history as history
+
+    history(args.tracking_uri, args.experiment, args.model)
     return 0

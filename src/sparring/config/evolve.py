@@ -194,9 +194,23 @@ class RetrainSection:
 
 
 @dataclass
+class NotifyConfig:
+    """``notify.*``: where the decision is POSTed as JSON when the run ends (null = nowhere)."""
+
+    url: str | None = None
+    timeout_s: float = 10.0
+
+    def __post_init__(self) -> None:
+        if self.url is not None and not self.url.startswith(("http://", "https://")):
+            raise ConfigError("url", self.url, "an http:// or https:// URL, or null")
+        checks.number("timeout_s", self.timeout_s, 0.0, 600.0, low_open=True)
+
+
+@dataclass
 class RetrainConfig(EvolveConfig):
-    """Every evolve setting, plus the retraining's own (``retrain.*``)."""
+    """Every evolve setting, plus the retraining's own (``retrain.*``, ``notify.*``)."""
 
     objective: str | None = "edge_bb100"
 
     retrain: RetrainSection = field(default_factory=RetrainSection)
+    notify: NotifyConfig = field(default_factory=NotifyConfig)

@@ -1,14 +1,25 @@
-"""Compare the runs of an MLflow experiment: the params that differ, chosen metrics, a plot.
+"""Compare MLflow runs: the params that differ (swept ones first), chosen metrics, a plot.
 
-Used by ``pipelines/compare.py`` and ``sparring compare``; reads only (no new MLflow run).
+Used by ``pipelines/compare.py`` and ``sparring compare``; reads only (no new MLflow run). The
+runs are an experiment's (optionally filtered), one sweep's (``sweep``: the children of a sweep
+or search parent, in any experiment) or the runs behind a registered model's versions
+(``model``). The table comes from ``mlflow.search_runs``; it shows every differing param under
+a short unique name with a legend, never a cut name, and a metric that no run has is refused
+with the closest names.
 """
 
 from __future__ import annotations
 
+import ast
+import difflib
+import json
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import mlflow
+import pandas as pd
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
@@ -16,88 +27,238 @@ from sparring.config.compare import CompareConfig
 from sparring.pipelines.plots import grouped_bars
 from sparring.pipelines.report import console, print_table
 from sparring.runtime.errors import ConfigError, UsageError
+from sparring.runtime.sweep import SWEPT_TAG
+
+PARENT_TAG = "sweep_parent"
 
 
 @dataclass
 class Comparison:
-    runs: list[dict[str, Any]]  # run_id, name, status, params that differ, metrics
-    differing: list[str]
+    runs: list[dict[str, Any]]  # run_id, name, label, status, params that differ, metrics
+    differing: list[str]  # swept params first, then the others by name
+    swept: list[str]
     metrics: list[str]
+    legend: dict[str, str]  # column header -> full param name
     plot: Path | None
     text: str
 
 
-def compare(
-    uri: str,
-    experiment: str,
-    metric: str,
-    metrics: list[str] | None = None,
-    filter_string: str = "",
-    max_runs: int = 20,
-    output_dir: str | Path = "data/compare",
-) -> Comparison:
-    """Rank the finished runs of ``experiment`` by ``metric`` and show what differs."""
-    client = MlflowClient(tracking_uri=uri)
-    exp = client.get_experiment_by_name(experiment)
-    if exp is None:
-        names = [e.name for e in client.search_experiments()]
-        raise ConfigError(
-            "experiment", experiment, f"an experiment in {uri}: one of {', '.join(names) or 'none'}"
-        )
-    wanted = [metric, *[m for m in (metrics or []) if m != metric]]
+def short_names(keys: list[str]) -> dict[str, str]:
+    """A header per param: its shortest dotted suffix that no other key shares
+    (``ga.p_mutation`` -> ``p_mutation``; ``retrain.checkpoint_root`` and ``checkpoint_root``
+    keep enough to differ)."""
+    names = {}
+    for key in keys:
+        parts = key.split(".")
+        for n in range(1, len(parts) + 1):
+            tail = ".".join(parts[-n:])
+            if all(not (o == tail or o.endswith("." + tail)) for o in keys if o != key):
+                names[key] = tail
+                break
+        else:
+            names[key] = key
+    return names
+
+
+def _swept_params(client: MlflowClient, frame: pd.DataFrame) -> list[str]:
+    """The params the runs' common sweep varied (from its parent run), [] if none."""
+    column = "tags.mlflow.parentRunId"
+    if column not in frame or frame[column].isna().any() or frame[column].nunique() != 1:
+        return []
     try:
-        paged = client.search_runs(
-            [exp.experiment_id],
+        parent = client.get_run(str(frame[column].iloc[0]))
+    except MlflowException:
+        return []
+    text = parent.data.tags.get(SWEPT_TAG, "")
+    try:
+        swept = json.loads(text)
+    except ValueError:
+        try:  # older parents wrote the dict's repr
+            swept = ast.literal_eval(text) if text else {}
+        except (ValueError, SyntaxError):
+            swept = {}
+    return [str(k) for k in swept] if isinstance(swept, dict) else []
+
+
+def _model_runs(client: MlflowClient, model: str) -> dict[str, str]:
+    """run id -> ``v3 @champion`` for every version of registered model ``model``."""
+    try:
+        registered = client.get_registered_model(model)
+    except MlflowException:
+        names = [m.name for m in client.search_registered_models() if "claim." not in m.name]
+        raise ConfigError(
+            "model", model, f"a registered model: one of {', '.join(names) or 'none'}"
+        ) from None
+    aliases: dict[str, list[str]] = {}
+    for alias, version in (registered.aliases or {}).items():
+        aliases.setdefault(str(version), []).append(alias)
+    labels = {}
+    for version in client.search_model_versions(f"name = '{model}'"):
+        if version.run_id:
+            tag = " ".join(f"@{a}" for a in sorted(aliases.get(str(version.version), [])))
+            labels[version.run_id] = f"v{version.version}" + (f" {tag}" if tag else "")
+    if not labels:
+        raise UsageError(f"model {model!r} has no versions with a source run")
+    return labels
+
+
+def _search(
+    client: MlflowClient,
+    experiment: str | None,
+    filter_string: str,
+    metric: str,
+    max_runs: int,
+    all_experiments: bool,
+) -> pd.DataFrame:
+    experiment_ids = None
+    if experiment is not None:
+        exp = client.get_experiment_by_name(experiment)
+        if exp is None:
+            names = [e.name for e in client.search_experiments()]
+            raise ConfigError(
+                "experiment",
+                experiment,
+                f"an experiment in {client.tracking_uri}: one of {', '.join(names) or 'none'}",
+            )
+        experiment_ids = [exp.experiment_id]
+    try:
+        frame = mlflow.search_runs(
+            experiment_ids=experiment_ids,
             filter_string=filter_string,
             order_by=[f"metrics.`{metric}` DESC"],
             max_results=max_runs,
+            search_all_experiments=all_experiments,
         )
     except MlflowException as exc:
         raise ConfigError(
             "filter", filter_string, f"an MLflow search filter ({exc.message})"
         ) from None
-    found = [r for r in paged if r.data.tags.get("sweep_parent") != "true"]
-    if not found:
-        raise UsageError(f"no runs in experiment {experiment!r} match filter {filter_string!r}")
-    keys = sorted({k for r in found for k in r.data.params})
-    differing = [k for k in keys if len({r.data.params.get(k) for r in found}) > 1]
+    assert isinstance(frame, pd.DataFrame)
+    column = f"tags.{PARENT_TAG}"
+    return frame[frame[column] != "true"] if column in frame else frame
+
+
+def _check_metrics(frame: pd.DataFrame, wanted: list[str], where: str) -> None:
+    known = sorted(c[len("metrics.") :] for c in frame.columns if c.startswith("metrics."))
+    for name in wanted:
+        column = f"metrics.{name}"
+        if column not in frame or frame[column].isna().all():
+            close = difflib.get_close_matches(name, known, n=4, cutoff=0.5)
+            hint = (
+                f"close matches: {', '.join(close)}"
+                if close
+                else (f"known: {', '.join(known[:8])}" if known else "these runs logged no metrics")
+            )
+            raise UsageError(f"no run {where} has metric {name!r}; {hint}")
+
+
+def compare(
+    uri: str,
+    experiment: str | None,
+    metric: str,
+    metrics: list[str] | None = None,
+    filter_string: str = "",
+    max_runs: int = 20,
+    output_dir: str | Path = "data/compare",
+    sweep: str | None = None,
+    model: str | None = None,
+) -> Comparison:
+    """Rank runs by ``metric`` (descending) and show what differs between them.
+
+    The runs are ``sweep``'s children (a sweep or search id) or the runs behind ``model``'s
+    registered versions, in whatever experiment they are; without either, ``experiment``'s."""
+    if sweep is not None or model is not None:
+        experiment = None  # the sweep id or the model says which runs
+    elif experiment is None:
+        raise UsageError("name an experiment, a sweep (--sweep ID) or a model (--model NAME)")
+    mlflow.set_tracking_uri(uri)
+    client = MlflowClient(tracking_uri=uri)
+    clauses = [filter_string] if filter_string.strip() else []
+    if sweep is not None:
+        clauses.append(f"tags.sweep_id = '{sweep}'")
+    labels: dict[str, str] = {}
+    if model is not None:
+        labels = _model_runs(client, model)
+        clauses.append(f"attributes.run_id IN ({', '.join(repr(r) for r in labels)})")
+    where = f"in experiment {experiment!r}" if experiment else "found"
+    if sweep is not None:
+        where += f" of sweep {sweep!r}"
+    if model is not None:
+        where += f" behind model {model!r}"
+    frame = _search(client, experiment, " and ".join(clauses), metric, max_runs, experiment is None)
+    if frame.empty:
+        raise UsageError(f"no runs {where} match filter {filter_string!r}")
+    wanted = [metric, *[m for m in (metrics or []) if m != metric]]
+    _check_metrics(frame, wanted, where)
+
+    params = sorted(c[len("params.") :] for c in frame.columns if c.startswith("params."))
+    differing = [k for k in params if frame[f"params.{k}"].fillna("").astype(str).nunique() > 1]
+    swept = [k for k in _swept_params(client, frame) if k in differing]
+    differing = swept + [k for k in differing if k not in swept]
+    headers = short_names(differing)
     runs = []
-    for r in found:
+    for _, row in frame.iterrows():
+        run_id = str(row["run_id"])
+        name = labels.get(run_id) or str(row.get("tags.mlflow.runName") or run_id[:8])
         runs.append(
             {
-                "run_id": r.info.run_id,
-                "name": r.info.run_name or r.info.run_id[:8],
-                "status": r.info.status,
-                "params": {k: r.data.params.get(k, "") for k in differing},
-                "metrics": {m: r.data.metrics.get(m) for m in wanted},
+                "run_id": run_id,
+                "name": name,
+                "status": row["status"],
+                "params": {k: _text(row.get(f"params.{k}")) for k in differing},
+                "metrics": {m: _number(row.get(f"metrics.{m}")) for m in wanted},
             }
         )
-    columns = ["run", *differing[:8], *wanted]
+    columns = ["#", "run", *[headers[k] + (" *" if k in swept else "") for k in differing], *wanted]
     rows = [
         [
+            i + 1,
             r["name"],
-            *[r["params"][k] for k in differing[:8]],
+            *[r["params"][k] for k in differing],
             *[("-" if r["metrics"][m] is None else f"{r['metrics'][m]:,.4g}") for m in wanted],
         ]
-        for r in runs
+        for i, r in enumerate(runs)
     ]
-    text = print_table(f"{experiment}: {len(runs)} runs by {metric}", columns, rows)
-    if len(differing) > 8:
-        console.print(f"({len(differing) - 8} more differing params: {', '.join(differing[8:])})")
-    plot = None
+    title = f"{experiment or 'runs'}{f' sweep {sweep}' if sweep else ''}" + (
+        f" model {model}" if model else ""
+    )
+    text = print_table(f"{title}: {len(runs)} runs by {metric}", columns, rows)
+    legend = {headers[k]: k for k in differing if headers[k] != k}
+    notes = []
+    if legend:
+        notes.append("columns: " + "; ".join(f"{h} = {k}" for h, k in legend.items()))
+    if swept:
+        notes.append("* swept by the sweep")
+    notes.append("- = the run did not log this metric")
+    for note in notes:
+        console.print(note)
+    text += "\n".join(notes) + "\n"
+    plot = _plot(runs, metric, title, output_dir)
+    return Comparison(runs, differing, swept, wanted, legend, plot, text)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def _plot(runs: list[dict[str, Any]], metric: str, title: str, output_dir: str | Path) -> Path:
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
     values = [r["metrics"][metric] for r in runs]
-    if any(v is not None for v in values):
-        out = Path(output_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        plot = grouped_bars(
-            out / f"{experiment}-{metric}.png",
-            [r["name"] for r in runs],
-            {metric: [v if v is not None else 0.0 for v in values]},
-            f"{experiment}: {metric}",
-            metric,
-        )
-        console.print(f"[bold]plot:[/bold] {plot.resolve()}")
-    return Comparison(runs, differing, wanted, plot, text)
+    plot = grouped_bars(
+        out / f"{title.split()[0]}-{metric}.png".replace("/", "_"),
+        [f"#{i + 1} " + textwrap.fill(r["name"], 22) for i, r in enumerate(runs)],
+        {metric: [v if v is not None else 0.0 for v in values]},
+        f"{title}: {metric} by run (a run without it shows 0)",
+        metric,
+        "run (# = rank in the table)",
+    )
+    console.print(f"[bold]plot:[/bold] {plot.resolve()}")
+    return plot
 
 
 def run(config: CompareConfig) -> Comparison:
@@ -110,4 +271,6 @@ def run(config: CompareConfig) -> Comparison:
         config.filter,
         config.max_runs,
         config.output_dir,
+        sweep=config.sweep,
+        model=config.model,
     )

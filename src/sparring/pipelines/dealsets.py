@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -171,3 +172,22 @@ def load_deal_set(directory: str | Path) -> DealSet:
             f"{len(deals)} of {total} deals); rerun handgen with the same config to complete it"
         )
     return deals.subset(np.argsort(deals.deal_id, kind="stable"))
+
+
+_CONTEXTS = {"train": "training", "heldout": "evaluation"}
+
+
+def log_deal_set(
+    mlrun: Any, name: str, settings: DealSetConfig, directory: Path, deals: int, role: str
+) -> None:
+    """Record the deal set as an MLflow input of ``mlrun`` (its digest is the config hash that
+    names the directory: the same hash, the same deals)."""
+    mlrun.log_dataset(
+        name,
+        directory,
+        settings.data_hash,
+        _CONTEXTS.get(role, role),
+        deals=deals,
+        seats=settings.table_size,
+        seed=settings.seed,
+    )

@@ -186,7 +186,9 @@ def run(job: EleusisBenchConfig) -> dict[str, Any]:
                 labels,
                 ratio,
                 "Mean guesses / oracle expected (0 = deck cannot finish)",
-                "ratio to oracle",
+                "mean guesses / oracle's expected guesses",
+                "deck and H0 (the scientist's prior strength)",
+                reference=(1.0, "as good as the oracle"),
             )
             mlrun.log_artifact(plot)
     print_locations(

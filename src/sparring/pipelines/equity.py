@@ -95,6 +95,9 @@ def run(job: EquityConfig) -> dict[str, Any]:
         summary = _summary(table, job.opponent_counts)
         mlrun.log_text(summary, "summary.txt")
         mlrun.log_artifact(output, "data")
+        mlrun.log_dataset(
+            "preflop-equity", output, job.data_hash, "output", rows=cells, trials=job.trials
+        )
     print_locations({"preflop table": output.resolve()}, job.tracking.uri, mlrun.run_id)
     return {"output": output, "run_id": mlrun.run_id, "metrics": metrics}
 

@@ -24,7 +24,7 @@ from sparring.ga import checkpoint
 from sparring.ga.champion import benchmark
 from sparring.ga.evolution import EvolutionState, initial_state, run_generation, seed_with
 from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
-from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set
+from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set, log_deal_set
 from sparring.pipelines.plots import line_plot
 from sparring.pipelines.report import console, print_locations, print_table
 from sparring.runtime.parallel import parallel_map
@@ -69,6 +69,7 @@ def run(
     seed_individual: np.ndarray | None = None,
     seed_fraction: float = 0.25,
     tags: dict[str, str] | None = None,
+    run_name: str | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) an evolution; returns paths, the MLflow run id and the results
     (``metrics``: ``champion_bb100`` and its value against each baseline table, ...).
@@ -79,10 +80,17 @@ def run(
     resources = init_ray(job.ray)
     cores = max(1, int(resources.get("CPU", 1)))
     n_chunks = job.ga.chunks or min(job.ga.population, 2 * cores)
-    with tracked_run(job, "evolve", tags={"run_hash": job.run_hash, **(tags or {})}) as mlrun:
+    with tracked_run(
+        job, "evolve", tags={"run_hash": job.run_hash, **(tags or {})}, run_name=run_name
+    ) as mlrun:
         train_dir, _ = ensure_deal_set(train_set, job.deals.root)
         held_dir, _ = ensure_deal_set(heldout_set, job.deals.root)
         train, held = load_deal_set(train_dir), load_deal_set(held_dir)
+        for name, deal_set, directory, data in (
+            ("train", train_set, train_dir, train),
+            ("heldout", heldout_set, held_dir, held),
+        ):
+            log_deal_set(mlrun, f"deals-{name}", deal_set, directory, len(data), name)
         deals_ref = ray.put((train.equity, train.strength))  # once for the whole run
         seats = trainer_seats(params.trainer_size, job.table_size, train.deal_id, params.seed)
         rf, cf = job.preflop.raise_factor, job.preflop.call_factor

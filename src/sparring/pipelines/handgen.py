@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from sparring.config.handgen import HandgenConfig
-from sparring.pipelines.dealsets import ensure_deal_set
+from sparring.pipelines.dealsets import ensure_deal_set, log_deal_set
 from sparring.pipelines.report import console, print_locations, print_table
 from sparring.runtime.ray_session import init_ray
 from sparring.runtime.tracking import tracked_run
@@ -22,6 +22,7 @@ def run(config: HandgenConfig) -> dict[str, Any]:
     resources = init_ray(config.ray)
     with tracked_run(config, "handgen", tags={"data_hash": settings.data_hash}) as mlrun:
         directory, stats = ensure_deal_set(settings, config.output_root)
+        log_deal_set(mlrun, "deals", settings, directory, settings.deals, "output")
         stats["cpus"] = float(resources.get("CPU", 1))
         mlrun.log_metrics(stats)
         if stats["shards_reused"] == stats["shards"]:

@@ -45,8 +45,11 @@ def grouped_bars(
     series: Mapping[str, Sequence[float]],
     title: str,
     ylabel: str,
+    xlabel: str,
+    reference: tuple[float, str] | None = None,
 ) -> Path:
-    """Bars per group, one colour per series; returns the path."""
+    """Bars per group, one colour per series, every series in the legend; ``reference``
+    (value, label) draws a dashed horizontal line that the legend names. Returns the path."""
     import numpy as np
 
     fig, ax = plt.subplots(figsize=(max(7, 1.2 * len(groups) + 2), 4.5), dpi=100)
@@ -56,8 +59,10 @@ def grouped_bars(
         ax.bar(x + i * width - 0.4 + width / 2, list(ys), width, label=name)
     ax.set_xticks(x, list(groups), rotation=20, ha="right", fontsize=8)
     ax.set_title(title)
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    if reference is not None:
+        ax.axhline(reference[0], color="grey", lw=0.8, ls="--", label=reference[1])
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path)

@@ -15,10 +15,11 @@ console = Console() if sys.stdout.isatty() else Console(width=140)
 
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Print a rich table and return it as plain text (for an MLflow artifact)."""
+    """Print a rich table and return it as plain text (for an MLflow artifact). A cell or header
+    too wide for the terminal wraps onto more lines; nothing is cut with an ellipsis."""
     table = Table(title=title)
     for col in columns:
-        table.add_column(col, justify="right")
+        table.add_column(col, justify="right", overflow="fold")
     for row in rows:
         table.add_row(*[str(v) for v in row])
     console.print(table)

@@ -1,13 +1,15 @@
-"""``sparring results``: one line per pipeline — its latest run and headline numbers.
+"""``sparring results`` and ``sparring retrain history``: the record at a glance.
 
-The end of ``make run`` prints this table so the whole chain's outcome is visible at once;
-the details stay in MLflow (each pipeline's run, artifacts and the ``compare`` command).
+The end of ``make run`` prints the results table so the whole chain's outcome is visible at
+once; the details stay in MLflow (each pipeline's run, artifacts and the ``compare`` command).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import fnmatch
 
+from mlflow.entities import Run
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines.report import print_table
@@ -24,8 +26,9 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "spike_alpha_0.5/100/kl_ucb/minus_baseline",
         "spike_alpha_0.5/100/oracle/mean_guesses",
     ),
-    "retrain": ("edge_bb100", "promoted"),
+    "retrain": ("edge_bb100", "edge_low", "promoted"),
 }
+CLAIM_TAG = "claim.driver"  # registered models that are retrain claims, not champions
 
 
 def _pick(metrics: dict[str, float], patterns: tuple[str, ...]) -> list[str]:
@@ -37,24 +40,105 @@ def _pick(metrics: dict[str, float], patterns: tuple[str, ...]) -> list[str]:
     return shown
 
 
+def is_top_level(run: Run) -> bool:
+    """A run someone started: not nested under another (a retrain's evolve, a sweep's job) and
+    not a sweep's parent (which has no results of its own)."""
+    tags = run.data.tags
+    return "mlflow.parentRunId" not in tags and tags.get("sweep_parent") != "true"
+
+
+def latest_top_level(client: MlflowClient, experiment_id: str) -> Run | None:
+    """The newest finished top-level run of an experiment."""
+    token = None
+    while True:
+        page = client.search_runs(
+            [experiment_id],
+            "attributes.status = 'FINISHED'",
+            order_by=["attributes.start_time DESC"],
+            max_results=100,
+            page_token=token,
+        )
+        for run in page:
+            if is_top_level(run):
+                return run
+        token = page.token
+        if not token:
+            return None
+
+
+def champions(client: MlflowClient) -> list[list[str]]:
+    """Rows (model, alias, version, source run) for every alias of every registered model."""
+    rows = []
+    for model in client.search_registered_models():
+        if CLAIM_TAG in (model.tags or {}):
+            continue
+        for alias, version in sorted((model.aliases or {}).items()):
+            source = client.get_model_version(model.name, str(version)).run_id or "-"
+            rows.append([model.name, f"@{alias}", f"v{version}", source[:8]])
+    return rows
+
+
 def results(tracking_uri: str = "sqlite:///mlflow.db") -> str:
-    """Print (and return) the latest finished run of every pipeline with its headlines."""
+    """Print (and return) the latest finished top-level run of every pipeline with its
+    headlines, then the registered champions."""
     client = MlflowClient(tracking_uri)
     rows = []
     for name, patterns in HEADLINES.items():
         experiment = client.get_experiment_by_name(name)
         if experiment is None:
             continue
-        runs = client.search_runs(
-            [experiment.experiment_id],
-            "attributes.status = 'FINISHED'",
-            order_by=["attributes.start_time DESC"],
-            max_results=1,
-        )
-        if runs:
-            run = runs[0]
+        run = latest_top_level(client, experiment.experiment_id)
+        if run is not None:
             rows.append([name, run.info.run_id[:8], "; ".join(_pick(run.data.metrics, patterns))])
     if not rows:
         print(f"no finished pipeline runs in {tracking_uri}")
         return ""
-    return print_table(f"Latest results ({tracking_uri})", ["pipeline", "run", "headline"], rows)
+    text = print_table(f"Latest results ({tracking_uri})", ["pipeline", "run", "headline"], rows)
+    held = champions(client)
+    if held:
+        text += print_table("Registered champions", ["model", "alias", "version", "run"], held)
+    return text
+
+
+def _when(run: Run) -> str:
+    return dt.datetime.fromtimestamp(run.info.start_time / 1000, dt.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def retrain_history(
+    tracking_uri: str = "sqlite:///mlflow.db", experiment: str = "retrain", model: str | None = None
+) -> str:
+    """Print (and return) every decided retrain, newest first, with its edge and interval."""
+    from sparring.pipelines.retrain import decisions
+
+    client = MlflowClient(tracking_uri)
+    runs = decisions(client, experiment, model)
+    if not runs:
+        print(f"no retrain decisions in experiment {experiment!r} of {tracking_uri}")
+        return ""
+    rows = []
+    for run in runs:
+        m, tags = run.data.metrics, run.data.tags
+        level = m.get("confidence", 0.95)
+        interval = (
+            f"[{m['edge_low']:+.2f}, {m['edge_high']:+.2f}]"
+            if "edge_high" in m
+            else f"[{m.get('edge_low', float('nan')):+.2f}, ?]"
+        )
+        new = tags.get("new_version")
+        rows.append(
+            [
+                _when(run),
+                tags.get("retrain_id", "?"),
+                tags.get("model_name", "?"),
+                tags["decision"],
+                f"{m.get('edge_bb100', float('nan')):+.2f}",
+                f"{interval} ({level:.0%})",
+                f"v{tags.get('champion_version', '?')}" + (f" -> v{new}" if new else ""),
+                run.info.run_id[:8],
+            ]
+        )
+    return print_table(
+        f"Retrain decisions ({experiment}, {tracking_uri})",
+        ["started (UTC)", "id", "model", "decision", "edge bb/100", "interval", "champion", "run"],
+        rows,
+    )

@@ -2,13 +2,18 @@
 
 1. Load the version the registry alias (``champion``) points at.
 2. Evolve on fresh training deals (their seed comes from the retrain id) with part of the first
-   population seeded from the champion (``pipelines.evolve.run``).
+   population seeded from the champion (``pipelines.evolve.run``); that evolve run is nested under
+   the retrain run in the ``retrain`` experiment.
 3. Play challenger and champion on the same held-out deals against every baseline table; the
    per-deal differences give the challenger's edge in bb/100 and its confidence interval.
 4. Promote (register the challenger, move the alias) only when the interval's lower bound is
-   above zero. The decision is an MLflow run tagged ``retrain_id`` and ``model_name``: a second
-   run with the same id for the same model finds it and does nothing (idempotent for a date or
-   a submission id).
+   above zero.
+
+Safe to run unattended: a retrain id (a date or a submission id) is claimed atomically in the
+MLflow store (``runtime.claims``), so a second retrain with the same id exits with one line naming
+the run that holds it; once an id is decided, running it again reports that decision and exits
+with its status: 0 promoted, 10 kept (1 when it failed, 2 when refused before any work). With
+``notify.url`` the decision is POSTed as JSON.
 """
 
 from __future__ import annotations
@@ -19,34 +24,69 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from mlflow.entities import Run
 from mlflow.exceptions import MlflowException
+from mlflow.tracking import MlflowClient
 from scipy.stats import norm
 
 from sparring.config.evolve import RetrainConfig
 from sparring.ga.fitness import bb_per_100
 from sparring.pipelines import evolve
-from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set
+from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set, log_deal_set
 from sparring.pipelines.report import console, print_table
 from sparring.poker.bots import BASELINES, baseline_table
 from sparring.poker.engine import play_deals
+from sparring.runtime.claims import acquire, claim_key
 from sparring.runtime.config import config_hash
-from sparring.runtime.errors import UsageError
+from sparring.runtime.errors import UsageError, one_line
+from sparring.runtime.notify import post_json
 from sparring.runtime.ray_session import init_ray
 from sparring.runtime.registry import load_registered, log_champion, register
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.tracking import open_store, tracked_run
+
+EXPERIMENT = "retrain"
+EXIT_STATUS = {"promoted": 0, "kept": 10, "failed": 1}
+DECISIONS = ("promoted", "kept")
 
 
-def _previous(client, experiment: str, retrain_id: str, model: str):
-    """A finished retrain run of this model with this id, if any."""
+def exit_status(result: dict[str, Any]) -> int:
+    """The process exit status for a retrain's result (0 promoted, 10 kept)."""
+    return EXIT_STATUS[result["decision"]]
+
+
+def decisions(
+    client: MlflowClient,
+    experiment: str = EXPERIMENT,
+    model: str | None = None,
+    retrain_id: str | None = None,
+) -> list[Run]:
+    """The finished retrain runs that decided (promoted or kept), newest first."""
     exp = client.get_experiment_by_name(experiment)
     if exp is None:
-        return None
+        return []
+    wanted = ["attributes.status = 'FINISHED'", "tags.pipeline = 'retrain'"]
+    if model is not None:
+        wanted.append(f"tags.model_name = '{model}'")
+    if retrain_id is not None:
+        wanted.append(f"tags.retrain_id = '{retrain_id}'")
     runs = client.search_runs(
-        [exp.experiment_id],
-        filter_string=f"tags.retrain_id = '{retrain_id}' and tags.model_name = '{model}' "
-        "and attributes.status = 'FINISHED'",
+        [exp.experiment_id], " and ".join(wanted), order_by=["attributes.start_time DESC"]
     )
-    return runs[0] if runs else None
+    return [r for r in runs if r.data.tags.get("decision") in DECISIONS]
+
+
+def result_of(run: Run) -> dict[str, Any]:
+    """A decided retrain run as ``run`` returns it."""
+    metrics, tags = run.data.metrics, run.data.tags
+    return {
+        "decision": tags["decision"],
+        "run_id": run.info.run_id,
+        "metrics": dict(metrics),
+        "edge": metrics.get("edge_bb100"),
+        "low": metrics.get("edge_low"),
+        "high": metrics.get("edge_high"),
+        "version": tags.get("new_version") or tags.get("champion_version"),
+    }
 
 
 def edge(
@@ -79,109 +119,184 @@ def edge(
 
 
 def run(job: RetrainConfig) -> dict[str, Any]:
-    """Evolve a challenger and decide; returns ``decision`` (promoted, kept or skipped), the run
-    id, the ``edge`` in bb/100 with its lower bound ``low`` and the champion's version."""
+    """Evolve a challenger and decide; returns ``decision`` (promoted or kept), the run id, the
+    ``edge`` in bb/100 with its bounds ``low``/``high`` and the champion's version. For an id
+    already decided it returns that decision (``rerun`` True) and changes nothing."""
     retrain_id = str(job.retrain.id or dt.datetime.now(dt.UTC).date().isoformat())
+    name = job.registry.model_name
+    experiment = job.tracking.experiment or EXPERIMENT
+    client = open_store(job.tracking.uri)
+    what = f"retrain {retrain_id} of model {name}"
+    done = decisions(client, experiment, name, retrain_id)
+    if done:
+        return _report_earlier(what, done[0])
+    claim = acquire(client, claim_key(name, "retrain", retrain_id), what)
+    try:
+        done = decisions(client, experiment, name, retrain_id)  # decided while we waited
+        if done:
+            return _report_earlier(what, done[0])
+        with tracked_run(
+            job,
+            "retrain",
+            tags={"retrain_id": retrain_id, "model_name": name},
+            run_name=f"retrain {retrain_id} {name}",
+        ) as mlrun:
+            claim.attach_run(mlrun.run_id)
+            base = {"retrain_id": retrain_id, "model": name, "run_id": mlrun.run_id}
+            try:
+                result = _challenge(job, mlrun, retrain_id, experiment)
+            except Exception as exc:
+                failure = {"decision": "failed", "error": one_line(exc) or repr(exc)}
+                _notify(job, mlrun, {**base, **failure})
+                raise
+            _notify(job, mlrun, {**base, **_payload(result)})
+    finally:
+        claim.release()
+    return result
+
+
+def _report_earlier(what: str, earlier: Run) -> dict[str, Any]:
+    result = {**result_of(earlier), "rerun": True}
+    console.print(
+        f"{what} was already decided: {result['decision']} (run {result['run_id']}, edge "
+        f"{_bb(result['edge'])} bb/100, interval [{_bb(result['low'])}, {_bb(result['high'])}]); "
+        "nothing to do"
+    )
+    return result
+
+
+def _bb(value: float | None) -> str:
+    return "?" if value is None else f"{value:+.2f}"
+
+
+def _payload(result: dict[str, Any]) -> dict[str, Any]:
+    metrics = result["metrics"]
+    return {
+        "decision": result["decision"],
+        "exit_status": exit_status(result),
+        "edge_bb100": metrics["edge_bb100"],
+        "edge_low": metrics["edge_low"],
+        "edge_high": metrics["edge_high"],
+        "confidence": metrics["confidence"],
+        "heldout_deals": int(metrics["heldout_deals"]),
+        "champion_version": result["champion_version"],
+        "new_version": result["new_version"],
+    }
+
+
+def _notify(job: RetrainConfig, mlrun: Any, payload: dict[str, Any]) -> None:
+    if not job.notify.url:
+        return
+    payload = {**payload, "tracking_uri": job.tracking.uri}
+    error = post_json(job.notify.url, payload, job.notify.timeout_s)
+    if error:
+        console.print(f"[yellow]warning:[/yellow] notification failed: {error}")
+    mlrun.set_tags({"notify": f"failed: {error}" if error else "sent"})
+
+
+def _challenge(job: RetrainConfig, mlrun: Any, retrain_id: str, experiment: str) -> dict[str, Any]:
+    """Steps 1-4 inside the claimed retrain run."""
     fraction, confidence = job.retrain.seed_fraction, job.retrain.confidence
     name, alias = job.registry.model_name, job.registry.alias
-    with tracked_run(job, "retrain", tags={"retrain_id": retrain_id, "model_name": name}) as mlrun:
-        done = _previous(mlrun.client, job.tracking.experiment or "retrain", retrain_id, name)
-        if done is not None and done.info.run_id != mlrun.run_id:
-            decision = done.data.tags.get("decision", "?")
-            console.print(
-                f"retrain {retrain_id} already ran (run {done.info.run_id}: "
-                f"{decision}); nothing to do"
-            )
-            mlrun.set_tags({"decision": "skipped", "previous_run": done.info.run_id})
-            return {"decision": "skipped", "run_id": mlrun.run_id, "previous": done.info.run_id}
-        try:
-            champion, info, version = load_registered(mlrun.client, name, alias)
-        except MlflowException as exc:
-            raise UsageError(
-                f"no model {name!r} with alias {alias!r} in the registry: run "
-                "pipelines/evolve.py first"
-            ) from exc
-        if int(info.get("table_size", job.table_size)) != job.table_size:
-            raise UsageError(
-                f"the champion plays {info['table_size']} seats; table_size={job.table_size}"
-            )
-        # Fresh training deals for this id; the held-out set stays fixed (the yardstick).
-        train_seed = int(config_hash({"retrain": retrain_id}, 8), 16) % 1_000_000 + 1000
-        if train_seed == job.deals.heldout_seed:
-            train_seed += 1
-        evolve_cfg = replace(
-            job,
-            deals=replace(job.deals, train_seed=train_seed),
-            registry=replace(job.registry, register=False),
-            resume=True,  # a rerun after a crash continues the same evolution
-            checkpoint_root=str(Path(job.retrain.checkpoint_root) / retrain_id),
-            tracking=replace(job.tracking, parent_run_id=mlrun.run_id),
+    try:
+        champion, info, version = load_registered(mlrun.client, name, alias)
+    except MlflowException as exc:
+        raise UsageError(
+            f"no model {name!r} with alias {alias!r} in the registry: run pipelines/evolve.py first"
+        ) from exc
+    if int(info.get("table_size", job.table_size)) != job.table_size:
+        raise UsageError(
+            f"the champion plays {info['table_size']} seats; table_size={job.table_size}"
         )
-        init_ray(job.ray)
-        out = evolve.run(
-            evolve_cfg,
-            seed_individual=champion,
-            seed_fraction=fraction,
-            tags={"retrain_id": retrain_id},
-        )
-        challenger = out["state"].champion
-        held = load_deal_set(ensure_deal_set(job.deal_set("heldout"), job.deals.root)[0])
-        diff = edge(
+    # Fresh training deals for this id; the held-out set stays fixed (the yardstick).
+    train_seed = int(config_hash({"retrain": retrain_id}, 8), 16) % 1_000_000 + 1000
+    if train_seed == job.deals.heldout_seed:
+        train_seed += 1
+    evolve_cfg = replace(
+        job,
+        deals=replace(job.deals, train_seed=train_seed),
+        registry=replace(job.registry, register=False),
+        resume=True,  # a rerun after a crash continues the same evolution
+        checkpoint_root=str(Path(job.retrain.checkpoint_root) / retrain_id),
+        # the challenger's evolution is part of this retrain: nested here, not in `evolve`
+        tracking=replace(job.tracking, parent_run_id=mlrun.run_id, experiment=experiment),
+    )
+    init_ray(job.ray)
+    out = evolve.run(
+        evolve_cfg,
+        seed_individual=champion,
+        seed_fraction=fraction,
+        tags={"retrain_id": retrain_id},
+        run_name=f"retrain {retrain_id} challenger",
+    )
+    challenger = out["state"].champion
+    held_settings = job.deal_set("heldout")
+    held_dir = ensure_deal_set(held_settings, job.deals.root)[0]
+    held = load_deal_set(held_dir)
+    log_deal_set(mlrun, "deals-heldout", held_settings, held_dir, len(held), "heldout")
+    diff = edge(
+        challenger,
+        champion,
+        held.equity,
+        held.strength,
+        job.preflop.raise_factor,
+        job.preflop.call_factor,
+        job.seed,
+    )
+    mean = float(diff.mean())
+    se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("inf")
+    z = float(norm.ppf(confidence))
+    low, high = mean - z * se, mean + z * se
+    promote = low > 0
+    metrics = {
+        "edge_bb100": mean,
+        "edge_low": low,
+        "edge_high": high,
+        "edge_se": se,
+        "confidence": confidence,
+        "heldout_deals": len(diff),
+        "promoted": float(promote),
+    }
+    mlrun.log_metrics(metrics)
+    decision = "promoted" if promote else "kept"
+    new_version = None
+    if promote:
+        log_champion(
+            mlrun.client,
+            mlrun.run_id,
             challenger,
-            champion,
-            held.equity,
-            held.strength,
-            job.preflop.raise_factor,
-            job.preflop.call_factor,
-            job.seed,
+            {
+                **info,
+                "fitness": out["state"].champion_fitness,
+                "retrain_id": retrain_id,
+                "previous_version": version,
+            },
         )
-        mean = float(diff.mean())
-        se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("inf")
-        low = mean - float(norm.ppf(confidence)) * se
-        promote = low > 0
-        metrics = {
-            "edge_bb100": mean,
-            "edge_low": low,
-            "edge_se": se,
-            "heldout_deals": len(diff),
-            "promoted": float(promote),
-        }
-        mlrun.log_metrics(metrics)
-        decision = "promoted" if promote else "kept"
-        new_version = None
-        if promote:
-            log_champion(
-                mlrun.client,
-                mlrun.run_id,
-                challenger,
-                {
-                    **info,
-                    "fitness": out["state"].champion_fitness,
-                    "retrain_id": retrain_id,
-                    "previous_version": version,
-                },
-            )
-            new_version = register(mlrun.client, name, mlrun.run_id, alias)
-        mlrun.set_tags(
-            {"decision": decision, "champion_version": version, "new_version": new_version or ""}
-        )
-        print_table(
-            f"Retrain {retrain_id}: challenger vs champion v{version}",
-            ["edge bb/100", f"{confidence:.0%} lower bound", "deals", "decision"],
+        new_version = register(mlrun.client, name, mlrun.run_id, alias)
+    mlrun.set_tags(
+        {"decision": decision, "champion_version": version, "new_version": new_version or ""}
+    )
+    print_table(
+        f"Retrain {retrain_id}: challenger vs champion v{version}",
+        ["edge bb/100", f"{confidence:.0%} lower bound", "upper bound", "deals", "decision"],
+        [
             [
-                [
-                    f"{mean:+.2f}",
-                    f"{low:+.2f}",
-                    len(diff),
-                    decision + (f" (v{new_version})" if new_version else ""),
-                ]
-            ],
-        )
+                f"{mean:+.2f}",
+                f"{low:+.2f}",
+                f"{high:+.2f}",
+                len(diff),
+                decision + (f" (v{new_version})" if new_version else ""),
+            ]
+        ],
+    )
     return {
         "decision": decision,
         "run_id": mlrun.run_id,
         "metrics": metrics,
         "edge": mean,
         "low": low,
+        "high": high,
         "version": new_version or version,
+        "champion_version": version,
+        "new_version": new_version,
     }

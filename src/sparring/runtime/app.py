@@ -39,6 +39,7 @@ def launch(
     run: Callable[[Any], Any],
     *,
     resumable: bool | Callable[[Any], bool] = False,
+    exit_status: Callable[[Any], int] | None = None,
 ) -> None:
     """Run ``run(typed_config)`` under Hydra with the conventions above; never returns.
 
@@ -46,6 +47,8 @@ def launch(
     ``resumable`` says whether running the same command again continues an interrupted run
     (a function of the typed config where that depends on it, e.g. evolve's ``resume``).
     The task returns the metric the config names as its ``objective`` (for sweepers).
+    ``exit_status`` maps the result of a single run to the process's exit status (retrain:
+    0 promoted, 10 kept); without it a finished run exits 0.
     """
     import hydra
 
@@ -56,6 +59,7 @@ def launch(
     os.environ["HYDRA_FULL_ERROR"] = "1"
     conf_dir = str(Path(script).resolve().parent.parent / "conf")
     typed: list[Any] = []  # the config, once it is known (for the Ctrl-C message)
+    results: list[Any] = []  # what run returned (Hydra's main does not pass it on)
 
     @hydra.main(version_base="1.3", config_path=conf_dir, config_name=config_name)
     def task(cfg: Any) -> float | None:
@@ -67,7 +71,9 @@ def launch(
             tracking = getattr(config, "tracking", None)
             if tracking is not None:
                 check_tracking(tracking.uri)
-            return objective_value(config, run(config))
+            result = run(config)
+            results.append(result)
+            return objective_value(config, result)
 
     # Hydra names the job (hydra.job.name: output dirs, a sweep's experiment) after the task
     # function's module; this one is defined here, so give it the pipeline's name.
@@ -80,7 +86,7 @@ def launch(
         resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
         print(RESUME_HINT if resumes else "interrupted", file=sys.stderr)
         sys.exit(EXIT_INTERRUPTED)
-    sys.exit(0)
+    sys.exit(exit_status(results[0]) if exit_status and len(results) == 1 else 0)
 
 
 @contextmanager

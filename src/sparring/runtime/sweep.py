@@ -7,6 +7,7 @@ nests each job's run under it and tags it with the same ``sweep_id``.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Any
@@ -15,6 +16,7 @@ from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
 PARENT_ENV = "SPARRING_SWEEP_PARENT_RUN"
+SWEPT_TAG = "sweep_params"  # on the parent: JSON {param: its values}
 SWEEP_ENV = "SPARRING_SWEEP_ID"
 
 
@@ -44,7 +46,7 @@ class SweepParent(Callback):
                 "pipeline": pipeline,
                 "sweep_parent": "true",
                 "git_commit": git_commit(),
-                "sweep_params": str(OmegaConf.to_container(config.hydra.sweeper.params)),
+                SWEPT_TAG: json.dumps(OmegaConf.to_container(config.hydra.sweeper.params)),
             },
         )
         self.run_id = run.info.run_id
