@@ -54,3 +54,12 @@ def pipeline_config(mlflow_store, tmp_path):
         return to_typed(cfg)
 
     return make
+
+
+@pytest.fixture
+def mlflow_server(tmp_path):
+    """A real MLflow tracking server on 127.0.0.1 (its own sqlite store); yields its URL."""
+    from tests.services import mlflow_server as serve
+
+    with serve(tmp_path / "mlflow-server") as url:
+        yield url

@@ -3,68 +3,17 @@
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
-import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.runtime.tracking import tracked_run
+from tests.services import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(url: str, seconds: float) -> None:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except urllib.error.HTTPError:
-            return  # it answered (e.g. 401 under token auth): it is up
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"{url} did not answer within {seconds} s")
-
-
-@pytest.fixture
-def mlflow_server(tmp_path):
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            str(BIN / "mlflow"),
-            "server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--backend-store-uri",
-            f"sqlite:///{tmp_path / 'server.db'}",
-            "--artifacts-destination",
-            str(tmp_path / "artifacts"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_for(f"http://127.0.0.1:{port}/health", 90)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
 
 
 def test_a_run_is_logged_through_the_tracking_server(mlflow_server, tmp_path):

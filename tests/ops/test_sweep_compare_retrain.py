@@ -103,8 +103,10 @@ def test_retrain_promotes_a_better_challenger_keeps_a_strong_champion_and_is_ide
     chromosome, _, version = load_registered(client, "weak-champion")
     assert version != v1 and not np.array_equal(chromosome, calling_station())
 
-    again = retrain(cfg("weak-champion", "day-1", 3))
-    assert again["decision"] == "skipped"  # the same id does nothing twice
+    again = retrain(cfg("weak-champion", "day-1", 3))  # the same id does nothing twice ...
+    assert again["rerun"] and again["run_id"] == out["run_id"]  # ... and repeats the decision
+    assert again["decision"] == "promoted" and again["low"] == out["low"]
+    assert load_registered(client, "weak-champion")[2] == version
 
     strong = cfg("strong-champion", "day-1", 1)
     v_strong = registered(strong, tight_aggressive(), "strong-champion")

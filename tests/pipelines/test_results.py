@@ -19,3 +19,34 @@ def test_latest_finished_run_per_pipeline(tmp_path, capsys):
     assert "error_slope -0.5" in text and "other" not in text  # headlines only
     assert "trials_per_s 123,456" in text
     assert main(["results", "--tracking-uri", tracking["uri"]]) == 0
+
+
+def test_only_top_level_runs_and_the_registered_champions(tmp_path):
+    import numpy as np
+    from mlflow.tracking import MlflowClient
+
+    from sparring.runtime.claims import acquire, claim_key
+    from sparring.runtime.registry import log_champion, register
+
+    tracking = {"uri": f"sqlite:///{tmp_path / 'm.db'}", "artifact_root": str(tmp_path / "a")}
+    client = MlflowClient(tracking["uri"])
+    with tracked_run({"tracking": tracking}, "evolve") as top:
+        top.log_metrics({"champion_bb100": 12.5})
+        log_champion(client, top.run_id, np.zeros((540, 2), np.int8), {"table_size": 6})
+    register(client, "sparring-holdem-champion", top.run_id, "champion")
+    nested = {"tracking": {**tracking, "parent_run_id": top.run_id}}
+    with tracked_run(nested, "evolve") as child:  # newer, but a child (e.g. a retrain's)
+        child.log_metrics({"champion_bb100": -40.0})
+    client.set_terminated(
+        client.create_run(top.experiment_id, tags={"sweep_parent": "true"}).info.run_id
+    )
+    claim = acquire(client, claim_key("sparring-holdem-champion", "retrain", "x"), "a retrain")
+    try:
+        text = results(tracking["uri"])
+    finally:
+        claim.release()
+    assert "champion_bb100 12.5" in text and "-40" not in text
+    assert top.run_id[:8] in text and child.run_id[:8] not in text
+    champions = text.split("Registered champions")[1]
+    assert "sparring-holdem-champion" in champions and "@champion" in champions
+    assert "v1" in champions and "retrain" not in champions  # a claim is not a champion

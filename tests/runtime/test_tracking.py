@@ -1,6 +1,14 @@
+import getpass
+import json
+import subprocess
+from pathlib import Path
+
+import yaml
 from mlflow.tracking import MlflowClient
 
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.tracking import default_run_name, tracked_run
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_run_records_params_metrics_tags_and_status(mlflow_store, tmp_path):
@@ -20,8 +28,25 @@ def test_run_records_params_metrics_tags_and_status(mlflow_store, tmp_path):
     assert got.data.metrics["a"] == 1.5 and got.data.metrics["b"] == 2
     assert [m.value for m in client.get_metric_history(run.run_id, "curve")] == [0.1, 0.2, 0.3]
     assert got.data.tags["extra"] == "yes" and got.data.tags["pipeline"] == "unit"
-    assert "git_commit" in got.data.tags
-    assert [a.path for a in client.list_artifacts(run.run_id)] == ["notes.txt"]
+    head = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    tags = got.data.tags
+    # MLflow's standard tags (the UI's Source and User columns), the checkout's commit
+    assert tags["mlflow.source.name"] == "pipelines/unit.py"
+    assert tags["mlflow.source.type"] == "LOCAL"
+    assert tags["mlflow.user"] == getpass.getuser()
+    assert tags["mlflow.source.git.commit"] == tags["git_commit"] == head
+    # a name that says what ran: pipeline and config hash (no overrides outside Hydra)
+    assert got.info.run_name == f"unit {tags['config_hash'][:6]}"
+    assert sorted(a.path for a in client.list_artifacts(run.run_id)) == [
+        "config.yaml",
+        "notes.txt",
+    ]
+    logged = yaml.safe_load(
+        Path(client.download_artifacts(run.run_id, "config.yaml", str(tmp_path))).read_text()
+    )
+    assert logged == cfg  # the resolved config, tracking section included
     # a classic ML experiment, so MLflow 3's UI opens on the runs table
     experiment = client.get_experiment(got.info.experiment_id)
     assert experiment.tags["mlflow.experimentKind"] == "custom_model_development"
@@ -35,3 +60,28 @@ def test_a_failing_body_marks_the_run_failed(mlflow_store):
     except RuntimeError:
         pass
     assert MlflowClient(mlflow_store["uri"]).get_run(run.run_id).info.status == "FAILED"
+
+
+def test_a_dataset_is_an_input_with_its_path_and_digest(mlflow_store, tmp_path):
+    data = tmp_path / "deals"
+    data.mkdir()
+    with tracked_run({"tracking": dict(mlflow_store, experiment="tracking-test")}, "unit") as run:
+        run.log_dataset("deals-train", data, "45a21fb5e1ec", "training", deals=30)
+    got = MlflowClient(mlflow_store["uri"]).get_run(run.run_id)
+    (only,) = got.inputs.dataset_inputs
+    assert only.dataset.name == "deals-train" and only.dataset.digest == "45a21fb5e1ec"
+    assert json.loads(only.dataset.source) == {"uri": data.resolve().as_uri()}
+    assert json.loads(only.dataset.profile) == {"deals": 30}
+    assert {(t.key, t.value) for t in only.tags} == {("mlflow.data.context", "training")}
+
+
+def test_run_names_keep_what_changes_the_result_and_stay_short():
+    name = default_run_name(
+        "evolve", "3f2a1c9d", ["ga.population=64", "tracking.uri=sqlite:///x.db", "ray=cluster"]
+    )
+    assert name == "evolve 3f2a1c ga.population=64"  # where things go is not in the name
+    many = [f"ga.p_mutation=0.0{i}" for i in range(20)]
+    long = default_run_name("evolve", "3f2a1c9d", many)
+    assert len(long) <= 120 and long.endswith(" more")
+    shown = long.split()[2:-2]
+    assert shown == many[: len(shown)] and long.split()[-2] == f"+{20 - len(shown)}"

@@ -12,13 +12,13 @@ from sparring.config.common import TrackingConfig
 class CompareConfig:
     """Rank an experiment's runs by ``metric``; show the params that differ and ``metrics``."""
 
-    experiment: str = "evolve"  # not used with sweep or model: they say which runs
+    experiment: str = "evolve"  # not used with sweep_id or model: they say which runs
     metric: str = "champion_bb100"  # ranked by this (descending)
     metrics: list[str] = field(default_factory=list)
     filter: str = ""  # an MLflow search filter, e.g. "tags.sweep_id = 'evolve-...'"
     max_runs: int = 20
     output_dir: str = "data/compare"
-    sweep: str | None = None  # a sweep or search id: compare its runs
+    sweep_id: str | None = None  # a sweep or search id: compare its runs (`sweep` is a group)
     model: str | None = None  # a registered model: compare the runs behind its versions
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
 

@@ -271,6 +271,6 @@ def run(config: CompareConfig) -> Comparison:
         config.filter,
         config.max_runs,
         config.output_dir,
-        sweep=config.sweep,
+        sweep=config.sweep_id,
         model=config.model,
     )

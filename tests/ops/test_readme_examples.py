@@ -1,0 +1,59 @@
+"""The README's examples for reading the MLflow record work when pasted as written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from tests.ops.test_compare_readable import populate
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMANDS = (
+    ".venv/bin/sparring compare",
+    ".venv/bin/python pipelines/compare.py",
+    ".venv/bin/sparring results",
+    ".venv/bin/sparring retrain history",
+)
+
+
+def readme_examples() -> list[str]:
+    """The README's command lines (in code blocks) that read runs: compare, results, history."""
+    lines, inside = [], False
+    for line in (ROOT / "README.md").read_text().splitlines():
+        if line.startswith("```"):
+            inside = not inside
+        elif inside and line.startswith(COMMANDS):
+            lines.append(line)
+    return lines
+
+
+def test_the_readme_examples_work_when_pasted(tmp_path):
+    examples = readme_examples()
+    assert len(examples) >= 9, examples  # every form is documented (and found here)
+    # a working directory like a checkout's after some runs: mlflow.db, .venv, pipelines/
+    populate(
+        f"sqlite:///{tmp_path / 'mlflow.db'}",
+        tmp_path / "mlartifacts",
+        sweep="evolve-ga_operators-20261129-180000",
+    )
+    for name in (".venv", "pipelines"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    env = {**os.environ, "HYDRA_FULL_ERROR": "1"}
+    procs = [  # all at once: each is mostly Python starting up
+        subprocess.Popen(
+            ["bash", "-c", line],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for line in examples
+    ]
+    for line, proc in zip(examples, procs, strict=True):
+        out, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"{line}\n{out[-2000:]}\n{err[-2000:]}"
+        assert "runs by" in out or "results" in line or "history" in line, line
+        if "trials = " in line:  # the filter kept only the run with trials=4000
+            assert "1 runs by trials_per_s" in out, out

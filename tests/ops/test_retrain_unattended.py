@@ -1,0 +1,221 @@
+"""Retraining left to cron: an atomic claim per id, decisions that a rerun repeats with the same
+exit status, a webhook, the history — against a real MLflow tracking server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.cli import main
+from sparring.poker.bots import tight_aggressive
+from sparring.runtime.claims import ClaimHeld, acquire, claim_key, claims_of
+from sparring.runtime.registry import log_champion, register
+from tests.ops.test_sweep_compare_retrain import TINY
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = "cron-champion"
+
+# A claimant process: waits for the start time, tries to claim, reports, holds, releases.
+CLAIMANT = textwrap.dedent(
+    """
+    import sys, time
+    from mlflow.tracking import MlflowClient
+    from sparring.runtime.claims import ClaimHeld, acquire
+    uri, key, start, hold = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+    client = MlflowClient(uri)
+    time.sleep(max(0.0, start - time.time()))
+    try:
+        claim = acquire(client, key, "the job")
+    except ClaimHeld as exc:
+        print("HELD", exc, flush=True)
+        sys.exit(0)
+    run = client.create_run(client.get_experiment_by_name("Default").experiment_id)
+    claim.attach_run(run.info.run_id)
+    print("GOT", run.info.run_id, flush=True)
+    time.sleep(hold)
+    claim.release()
+    client.set_terminated(run.info.run_id)
+    """
+)
+
+
+def claimant(uri: str, key: str, start: float, hold: float) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-c", CLAIMANT, uri, key, str(start), str(hold)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_of_claimants_started_together_exactly_one_holds_the_claim(mlflow_server):
+    key = claim_key(MODEL, "retrain", "2026-12-01")
+    start = time.time() + 8  # every process is up and waiting by then
+    procs = [claimant(mlflow_server, key, start, hold=6) for _ in range(4)]
+    outs = [p.communicate(timeout=120)[0].split() for p in procs]
+    assert all(p.returncode == 0 for p in procs), [p.stderr for p in procs]
+    winners = [p.pid for p, o in zip(procs, outs, strict=True) if o[0] == "GOT"]
+    assert len(winners) == 1, outs
+    held = [" ".join(o) for o in outs if o[0] == "HELD"]
+    # each loser names the winner (by its driver: it claimed before it had a run)
+    assert len(held) == 3 and all(f":{winners[0]}:" in line for line in held), held
+    assert claims_of(MlflowClient(mlflow_server), key) == []  # released at the end
+
+
+def test_a_claim_whose_holder_was_killed_is_taken_over(mlflow_server):
+    client = MlflowClient(mlflow_server)
+    key = claim_key(MODEL, "retrain", "killed/holder:1")  # characters MLflow forbids in names
+    holder = claimant(mlflow_server, key, time.time(), hold=300)
+    assert holder.stdout.readline().startswith("GOT")
+    with pytest.raises(ClaimHeld, match="already running"):
+        acquire(client, key, "the job")
+    os.kill(holder.pid, signal.SIGKILL)  # its run stays RUNNING; its driver is gone
+    holder.wait()
+    claim = acquire(client, key, "the job")
+    assert [n for n, _ in claims_of(client, key)] == [1]  # the stale claim 0 was removed
+    claim.release()
+
+
+class Hooks(BaseHTTPRequestHandler):
+    received: ClassVar[list[dict]] = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        Hooks.received.append(json.loads(body))
+        self.send_response(204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def webhook():
+    server = HTTPServer(("127.0.0.1", 0), Hooks)
+    Hooks.received = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}/hook", Hooks.received
+    server.shutdown()
+
+
+def retrain(uri: str, tmp: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "pipelines" / "retrain.py"),
+            *TINY,
+            "ga.generations=1",
+            f"registry.model_name={MODEL}",
+            "retrain.id=2026-12-01",
+            f"tracking.uri={uri}",
+            "tracking.artifact_root=null",
+            f"deals.root={tmp / 'deals'}",
+            f"retrain.checkpoint_root={tmp / 'ck'}",
+            f"checkpoint_root={tmp / 'evolve-ck'}",
+            "ray.num_cpus=1",
+            f"hydra.run.dir={tmp / 'hydra'}",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp,
+    )
+
+
+def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
+    url, received = webhook
+    client = MlflowClient(mlflow_server)
+    seed_run = client.create_run(client.create_experiment("seed"))
+    log_champion(client, seed_run.info.run_id, tight_aggressive(), {"table_size": 6})
+    register(client, MODEL, seed_run.info.run_id, "champion")
+
+    # Another retrain of the same id is running: refused in one line naming its run.
+    key = claim_key(MODEL, "retrain", "2026-12-01")
+    holder = claimant(mlflow_server, key, time.time(), hold=300)
+    try:
+        holder_run = holder.stdout.readline().split()[1]
+        refused = retrain(mlflow_server, tmp_path, f"notify.url={url}")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert re.fullmatch(
+        rf"error: retrain 2026-12-01 of model {MODEL} is already running: "
+        rf"run {holder_run} \(since [0-9: -]+ UTC\) holds it",
+        refused.stderr.strip(),
+    ), refused.stderr
+    assert received == []  # nothing ran, nothing to tell
+    client.set_terminated(holder_run, status="KILLED")  # what the next run on a host would do
+
+    # A strong champion is kept: exit 10, the decision posted, the evolve run nested here.
+    kept = retrain(mlflow_server, tmp_path, f"notify.url={url}")
+    assert kept.returncode == 10, kept.stderr[-3000:]
+    (posted,) = received
+    assert posted["decision"] == "kept" and posted["exit_status"] == 10
+    assert posted["retrain_id"] == "2026-12-01" and posted["model"] == MODEL
+    assert posted["edge_low"] <= posted["edge_bb100"] <= posted["edge_high"]
+    assert posted["edge_low"] <= 0 and posted["champion_version"] == "1"
+    runs = client.search_runs([client.get_experiment_by_name("retrain").experiment_id])
+    (decision,) = [r for r in runs if r.data.tags["pipeline"] == "retrain"]
+    (challenger,) = [r for r in runs if r.data.tags["pipeline"] == "evolve"]
+    assert challenger.data.tags["mlflow.parentRunId"] == decision.info.run_id
+    assert client.get_experiment_by_name("evolve") is None  # nothing leaks into `evolve`
+    assert decision.info.run_id == posted["run_id"]
+    assert decision.data.tags["notify"] == "sent"
+
+    # The same id again: the original decision with its numbers, the same exit status, no run.
+    again = retrain(mlflow_server, tmp_path, f"notify.url={url}")
+    assert again.returncode == 10, again.stderr[-3000:]
+    assert f"already decided: kept (run {decision.info.run_id}" in " ".join(again.stdout.split())
+    assert f"{posted['edge_bb100']:+.2f} bb/100" in again.stdout
+    assert len(client.search_runs([decision.info.experiment_id])) == 2 and len(received) == 1
+
+    # The history lists it with its interval.
+    history = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "sparring.cli",
+            "retrain",
+            "history",
+            "--tracking-uri",
+            mlflow_server,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert history.returncode == 0, history.stderr
+    row = next(line for line in history.stdout.splitlines() if "2026-12-01" in line)
+    assert "kept" in row and MODEL in row and decision.info.run_id[:8] in row
+    assert f"[{posted['edge_low']:+.2f}, {posted['edge_high']:+.2f}]" in row
+
+
+def test_a_webhook_that_fails_is_reported_not_fatal(tmp_path):
+    from sparring.runtime.notify import post_json
+    from tests.services import free_port
+
+    port = free_port()  # nothing listens there
+    error = post_json(f"http://127.0.0.1:{port}/hook", {"decision": "kept"}, timeout_s=2)
+    assert error is not None and error.startswith(f"http://127.0.0.1:{port}/hook could not")
+
+
+def test_history_with_no_decisions_says_so(tmp_path, capsys):
+    uri = f"sqlite:///{tmp_path / 'empty.db'}"
+    assert main(["retrain", "history", "--tracking-uri", uri]) == 0
+    assert "no retrain decisions" in capsys.readouterr().out
