@@ -38,11 +38,16 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) pipelines/eleusis_bench.py seeds=8 cap=20000 'scientists=[frequency,beta_thompson,em_greedy,kl_ucb,oracle]'
 	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name em_greedy
 	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name informed --deck spike:alpha=0.5
-	$(PY) pipelines/retrain.py ga.population=16 ga.generations=2 deals.train=60 deals.heldout=150
+	$(PY) pipelines/retrain.py ga.population=16 ga.generations=2 deals.train=60 deals.heldout=150 \
+		|| [ $$? -eq 10 ]  # exit 0 promoted, 10 kept (a rerun today repeats today's decision)
+	$(PY) -m sparring.cli retrain history
 	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
+	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
 	$(PY) -m sparring.cli results
+	@if command -v chromium >/dev/null; then $(PY) -m sparring.runtime.screenshots --out data/ui; \
+	else echo "(apt-get install chromium for screenshots of the MLflow UI: python -m sparring.runtime.screenshots)"; fi
 	@echo
-	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow)."
+	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow), data/ui/*.png (the MLflow UI)."
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
 
 test: setup  ## the whole test suite (slow exhaustive checks included)
