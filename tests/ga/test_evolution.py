@@ -1,5 +1,7 @@
 """The evolution loop without Ray: resume equals uninterrupted; elitism; checkpoints."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -17,14 +19,21 @@ def deals():
     return d
 
 
-def loop(deals, cfg):
-    seats = trainer_seats(cfg.trainer_size, N, deals.deal_id, cfg.seed)
+def loop(deals, cfg, pools=None):
+    """One generation as a function of the state; ``pools`` collects the opponent pool sizes."""
+
+    def seats(pool):
+        return trainer_seats(pool, N, deals.deal_id, cfg.seed)
 
     def evaluate(pop, tr):
-        return evaluate_population(pop, tr, deals.equity, deals.strength, seats, 1.6, 1.1)
+        if pools is not None:
+            pools.append(len(tr))
+        return evaluate_population(pop, tr, deals.equity, deals.strength, seats(len(tr)), 1.6, 1.1)
 
     def challenge(ind, tr):
-        net, _, tnet, _ = play_with_trainers(ind, tr, deals.equity, deals.strength, seats, 1.6, 1.1)
+        net, _, tnet, _ = play_with_trainers(
+            ind, tr, deals.equity, deals.strength, seats(len(tr)), 1.6, 1.1
+        )
         return float(net.sum()), tnet
 
     return lambda state: run_generation(state, cfg, evaluate, challenge)
@@ -66,7 +75,7 @@ def test_resume_from_checkpoint_equals_uninterrupted(deals, tmp_path):
 def test_checkpoint_round_trip_is_exact(deals, tmp_path):
     state = loop(deals, CFG)(initial_state(CFG))
     back = checkpoint.load(checkpoint.save(state, tmp_path))
-    for field in ("population", "trainers", "champion", "used"):
+    for field in ("population", "trainers", "champion", "used", "hall"):
         assert np.array_equal(getattr(back, field), getattr(state, field))
     assert back.rng_state == state.rng_state and back.history == state.history
     assert back.population.dtype == np.int8
@@ -116,3 +125,48 @@ def test_larger_trainer_sets_are_sampled_deterministically():
     assert len({tuple(r) for r in a.tolist()}) > 1
     with pytest.raises(ValueError, match="cannot fill"):
         trainer_seats(2, 4, ids, seed=1)
+
+
+HOF = replace(CFG, hall_of_fame=2, hall_every=1)
+
+
+def test_the_hall_of_fame_keeps_its_bound_and_the_latest_champions(deals):
+    pools: list[int] = []
+    step = loop(deals, HOF, pools)
+    state, champions = initial_state(HOF), []
+    for _ in range(5):
+        state = step(state)
+        champions.append(state.champion)
+        assert len(state.hall) == min(state.generation, 2)  # never above the bound
+    # a ring of two: entries 0..4 went to slots 0,1,0,1,0
+    assert np.array_equal(state.hall[0], champions[4])
+    assert np.array_equal(state.hall[1], champions[3])
+    # the population played the trainers and the hall (3 trainers + 0, 1, 2, 2, 2)
+    assert pools == [3, 4, 5, 5, 5]
+    assert [r["hall_of_fame"] for r in state.history] == [1, 2, 2, 2, 2]
+
+
+def test_every_ten_generations_by_default_and_none_when_off(deals):
+    every = replace(CFG, hall_of_fame=3, hall_every=2)
+    step = loop(deals, every)
+    state = initial_state(every)
+    for _ in range(5):
+        state = step(state)
+    assert len(state.hall) == 2  # after generations 2 and 4
+    off = loop(deals, CFG)(initial_state(CFG))
+    assert off.hall.shape == (0, 540, 2)
+
+
+def test_resume_with_a_hall_of_fame_equals_uninterrupted(deals, tmp_path):
+    step = loop(deals, HOF)
+    straight = initial_state(HOF)
+    for _ in range(4):
+        straight = step(straight)
+    half = initial_state(HOF)
+    for _ in range(2):
+        half = step(half)
+    resumed = checkpoint.load(checkpoint.save(half, tmp_path))
+    for _ in range(2):
+        resumed = step(resumed)
+    assert np.array_equal(resumed.hall, straight.hall)
+    assert np.array_equal(resumed.population, straight.population)

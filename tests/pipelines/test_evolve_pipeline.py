@@ -92,6 +92,22 @@ def test_same_results_for_one_and_two_workers(ray_session, evolve_config, tmp_pa
     assert np.array_equal(one["state"].population, two["state"].population)
 
 
+def test_the_hall_of_fame_is_the_same_for_any_number_of_workers(
+    ray_session, evolve_config, tmp_path
+):
+    common = (
+        "ga.generations=3",
+        "registry.register=false",
+        "trainers.hall_of_fame=2",
+        "trainers.hall_every=1",
+    )
+    one = run(evolve_config("ga.chunks=1", f"checkpoint_root={tmp_path / 'one'}", *common))
+    two = run(evolve_config("ga.chunks=4", f"checkpoint_root={tmp_path / 'two'}", *common))
+    assert len(one["state"].hall) == 2
+    assert np.array_equal(one["state"].hall, two["state"].hall)
+    assert results(one["state"].history) == results(two["state"].history)
+
+
 def test_a_short_run_beats_the_calling_station_table(ray_session, pipeline_config, tmp_path):
     cfg = pipeline_config(
         "evolve",

@@ -15,7 +15,7 @@ from sparring.config.common import DEFAULT_TRACKING_URI, RayConfig, TrackingConf
 from sparring.config.compare import CompareConfig
 from sparring.config.eleusis_bench import EleusisBenchConfig
 from sparring.config.equity import EquityConfig
-from sparring.config.evolve import EvolveConfig, RetrainConfig
+from sparring.config.evolve import EvolveConfig, LeagueConfig, RetrainConfig
 from sparring.config.handgen import HandgenConfig
 from sparring.config.search_bench import SearchBenchConfig
 from sparring.config.typed import to_typed
@@ -30,6 +30,7 @@ SCHEMAS: dict[str, type] = {
     "search_bench": SearchBenchConfig,
     "eleusis_bench": EleusisBenchConfig,
     "compare": CompareConfig,
+    "league": LeagueConfig,
 }
 """Pipeline (= primary config name) -> its schema."""
 
@@ -51,6 +52,7 @@ __all__ = [
     "EquityConfig",
     "EvolveConfig",
     "HandgenConfig",
+    "LeagueConfig",
     "RayConfig",
     "RetrainConfig",
     "SearchBenchConfig",

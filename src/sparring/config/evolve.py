@@ -11,6 +11,7 @@ from sparring.config.handgen import PreflopConfig
 from sparring.ga.evolution import GAParams, TrainerStart
 from sparring.ga.operators import CrossoverOperator, CrossoverPolicy
 from sparring.pipelines.dealsets import DealSetConfig
+from sparring.poker.bots import BASELINES
 from sparring.poker.rules import MAX_SEATS, MIN_SEATS, N_GENES
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
@@ -50,9 +51,13 @@ class TrainersConfig:
 
     size: int | None = None  # null = table_size - 1; more are sampled table_size - 1 per deal
     start: TrainerStart = TrainerStart.random
+    hall_of_fame: int = 0  # past champions kept beside the trainers as opponents (0 = none)
+    hall_every: int = 10  # generations between two entries into the hall of fame
 
     def __post_init__(self) -> None:
         checks.optional_integer("size", self.size, MIN_SEATS - 1, 10_000)
+        checks.integer("hall_of_fame", self.hall_of_fame, 0, 1000)
+        checks.integer("hall_every", self.hall_every, 1, 100_000)
 
 
 @dataclass
@@ -145,6 +150,8 @@ class EvolveConfig(ObjectiveConfig):
             crossover_operator=ga.crossover_operator,
             trainer_size=self.trainers.size or self.table_size - 1,
             trainer_start=self.trainers.start,
+            hall_of_fame=self.trainers.hall_of_fame,
+            hall_every=self.trainers.hall_every,
             seed=self.seed,
         )
 
@@ -214,3 +221,36 @@ class RetrainConfig(EvolveConfig):
 
     retrain: RetrainSection = field(default_factory=RetrainSection)
     notify: NotifyConfig = field(default_factory=NotifyConfig)
+    league: LeagueSection = field(default_factory=lambda: LeagueSection())  # rates the champion
+
+
+@dataclass
+class LeagueSection:
+    """``league.*``: who enters the league and how its results are kept."""
+
+    registry: bool = True  # every version of registry.model_name enters
+    baselines: list[str] = field(default_factory=lambda: list(BASELINES))
+    runs: list[str] = field(default_factory=list)  # MLflow run ids whose champion/ enters
+    bootstrap: int = 200  # resamples of the deals for the rating intervals
+    cache_dir: str = "data/league/cache"  # one file per pair and deal set
+    tag_versions: bool = True  # set each registry version's league rating as a tag
+
+    def __post_init__(self) -> None:
+        unknown = [b for b in self.baselines if b not in BASELINES]
+        if unknown:
+            raise ConfigError("baselines", unknown, f"a list of {', '.join(BASELINES)}")
+        checks.integer("bootstrap", self.bootstrap, 0, 100_000)
+        checks.path_text("cache_dir", self.cache_dir)
+
+
+@dataclass
+class LeagueConfig(EvolveConfig):
+    """The evolve settings that define the held-out deals and the registry, plus ``league.*``."""
+
+    objective: str | None = None
+    league: LeagueSection = field(default_factory=LeagueSection)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not (self.league.registry or self.league.baselines or self.league.runs):
+            raise ConfigError("league", "no entrants", "registry, baselines or runs")

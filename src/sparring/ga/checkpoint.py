@@ -23,8 +23,8 @@ import numpy as np
 
 from sparring.ga.evolution import EvolutionState
 
-VERSION = 1
-ARRAYS = ("population", "trainers", "champion", "used")
+VERSION = 2  # 2: the hall of fame
+ARRAYS = ("population", "trainers", "champion", "used", "hall")
 
 
 class DamagedCheckpoint(ValueError):
@@ -63,6 +63,7 @@ def save(state: EvolutionState, directory: str | Path) -> Path:
         "trainers": state.trainers,
         "champion": state.champion,
         "used": state.used,
+        "hall": state.hall,
     }
     meta_text = json.dumps(meta)
     try:
@@ -104,6 +105,7 @@ def load(path: str | Path) -> EvolutionState:
         used=arrays["used"],
         history=meta["history"],
         changes=meta["changes"],
+        hall=arrays["hall"],
     )
 
 

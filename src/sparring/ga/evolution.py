@@ -55,6 +55,8 @@ class GAParams:
     crossover_operator: str = "half_individual"
     trainer_size: int = 9
     trainer_start: str = "random"
+    hall_of_fame: int = 0  # past champions kept as opponents (0 = none)
+    hall_every: int = 10  # generations between two entries
     seed: int = 0
 
     def check(self) -> None:
@@ -80,6 +82,8 @@ class EvolutionState:
     champion_fitness: float
     used: np.ndarray  # (P, 540) bool, used masks of the last evaluated generation
     history: list[dict] = field(default_factory=list)
+    # (H, 540, 2) int8: past champions, opponents beside the trainers (the hall of fame)
+    hall: np.ndarray = field(default_factory=lambda: np.zeros((0, 540, 2), np.int8))
     changes: list[dict] = field(default_factory=list)
 
 
@@ -157,6 +161,30 @@ def breed(
     return np.stack(children[: cfg.population])
 
 
+def opponents(state: EvolutionState) -> np.ndarray:
+    """Whom the population plays: the trainers, then the hall of fame."""
+    if len(state.hall) == 0:
+        return state.trainers
+    return np.concatenate([state.trainers, state.hall])
+
+
+def enter_hall(
+    hall: np.ndarray, champion: np.ndarray, generation: int, cfg: GAParams
+) -> np.ndarray:
+    """The hall of fame after ``generation``: every ``hall_every`` generations its champion
+    enters; once ``hall_of_fame`` are kept, each entry replaces the oldest (a ring), so the
+    hall spans the recent past at a fixed size and cost. A function of the generation alone,
+    hence the same for any number of workers."""
+    if cfg.hall_of_fame == 0 or (generation + 1) % cfg.hall_every:
+        return hall
+    entry = (generation + 1) // cfg.hall_every - 1  # 0 for the first
+    if len(hall) < cfg.hall_of_fame:
+        return np.concatenate([hall, champion[None]])
+    out = hall.copy()
+    out[entry % cfg.hall_of_fame] = champion
+    return out
+
+
 def run_generation(
     state: EvolutionState, cfg: GAParams, evaluate: Evaluate, challenge: Challenge
 ) -> EvolutionState:
@@ -164,7 +192,7 @@ def run_generation(
     start = time.perf_counter()
     rng = np.random.default_rng()
     rng.bit_generator.state = state.rng_state
-    fitness, used, hands = evaluate(state.population, state.trainers)
+    fitness, used, hands = evaluate(state.population, opponents(state))
     eval_seconds = time.perf_counter() - start
     best = int(np.argmax(fitness))
     challenger_net, trainer_net = challenge(state.population[best], state.trainers)
@@ -191,8 +219,11 @@ def run_generation(
         "wall_s": time.perf_counter() - start,
     }
     changes = state.changes + ([asdict(change)] if change is not None else [])
+    hall = enter_hall(state.hall, state.population[best], state.generation, cfg)
+    record["hall_of_fame"] = len(hall)
     return replace(
         state,
+        hall=hall,
         generation=state.generation + 1,
         population=population,
         trainers=trainers,
@@ -210,7 +241,9 @@ __all__ = [
     "GAParams",
     "TrainerChange",
     "breed",
+    "enter_hall",
     "initial_state",
+    "opponents",
     "run_generation",
     "seed_with",
 ]

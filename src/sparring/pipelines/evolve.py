@@ -92,7 +92,13 @@ def run(
         ):
             log_deal_set(mlrun, f"deals-{name}", deal_set, directory, len(data), name)
         deals_ref = ray.put((train.equity, train.strength))  # once for the whole run
-        seats = trainer_seats(params.trainer_size, job.table_size, train.deal_id, params.seed)
+        seating: dict[int, np.ndarray] = {}  # per opponent pool size (the hall of fame grows)
+
+        def seats_for(pool: int) -> np.ndarray:
+            if pool not in seating:
+                seating[pool] = trainer_seats(pool, job.table_size, train.deal_id, params.seed)
+            return seating[pool]
+
         rf, cf = job.preflop.raise_factor, job.preflop.call_factor
 
         def evaluate(population, trainers):
@@ -104,7 +110,7 @@ def run(
                 shared={
                     "trainers": trainers,
                     "deals": deals_ref,
-                    "seats": seats,
+                    "seats": seats_for(len(trainers)),
                     "raise_factor": rf,
                     "call_factor": cf,
                 },
@@ -117,7 +123,7 @@ def run(
 
         def challenge(individual, trainers):
             net, _, trainer_net, _ = play_with_trainers(
-                individual, trainers, train.equity, train.strength, seats, rf, cf
+                individual, trainers, train.equity, train.strength, seats_for(len(trainers)), rf, cf
             )
             return float(net.sum()), trainer_net
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 import matplotlib
@@ -64,6 +65,38 @@ def grouped_bars(
     if reference is not None:
         ax.axhline(reference[0], color="grey", lw=0.8, ls="--", label=reference[1])
     ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)
+    return Path(path)
+
+
+def heatmap(
+    path: str | Path,
+    labels: Sequence[str],
+    matrix: Any,
+    title: str,
+    value_label: str,
+) -> Path:
+    """A square matrix (row vs column) with each cell's value written in it, a colour bar named
+    ``value_label`` and both axes labelled; returns the path."""
+    import numpy as np
+
+    data = np.asarray(matrix, dtype=float)
+    n = len(labels)
+    fig, ax = plt.subplots(figsize=(1.0 * n + 3, 0.8 * n + 2), dpi=100)
+    bound = float(np.nanmax(np.abs(data))) if np.isfinite(data).any() else 1.0
+    image = ax.imshow(data, cmap="RdBu", vmin=-bound, vmax=bound)
+    ax.set_xticks(range(n), list(labels), rotation=30, ha="right", fontsize=8)
+    ax.set_yticks(range(n), list(labels), fontsize=8)
+    ax.set_xlabel("opponent (column)")
+    ax.set_ylabel("entrant (row)")
+    for i in range(n):
+        for j in range(n):
+            if np.isfinite(data[i, j]):
+                ax.text(j, i, f"{data[i, j]:+.0f}", ha="center", va="center", fontsize=7)
+    fig.colorbar(image, ax=ax, label=value_label)
+    ax.set_title(title)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

@@ -42,15 +42,22 @@ def register(client: MlflowClient, name: str, run_id: str, alias: str | None) ->
     return str(version.version)
 
 
+def load_champion(client: MlflowClient, artifact_uri: str) -> tuple[np.ndarray, dict[str, Any]]:
+    """(chromosome, info) from a ``champion/`` artifact directory (``runs:/<id>/champion`` or a
+    version's source)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        local = mlflow.artifacts.download_artifacts(
+            artifact_uri=artifact_uri, dst_path=tmp, tracking_uri=client.tracking_uri
+        )
+        chromosome = np.load(Path(local) / "chromosome.npy", allow_pickle=False)
+        info = json.loads((Path(local) / "champion.json").read_text())
+    return chromosome, info
+
+
 def load_registered(
     client: MlflowClient, name: str, alias: str = "champion"
 ) -> tuple[np.ndarray, dict[str, Any], str]:
     """(chromosome, info, version) of the version ``alias`` points at."""
     version = client.get_model_version_by_alias(name, alias)
-    with tempfile.TemporaryDirectory() as tmp:
-        local = mlflow.artifacts.download_artifacts(
-            artifact_uri=version.source, dst_path=tmp, tracking_uri=client.tracking_uri
-        )
-        chromosome = np.load(Path(local) / "chromosome.npy", allow_pickle=False)
-        info = json.loads((Path(local) / "champion.json").read_text())
+    chromosome, info = load_champion(client, str(version.source))
     return chromosome, info, str(version.version)

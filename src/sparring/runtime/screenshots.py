@@ -104,9 +104,7 @@ def check_page(exe: str, page: PageCheck, budget_ms: int = 20000) -> PageCheck:
     return page
 
 
-def pages_of_run(
-    tracking_uri: str, experiment: str, base_url: str, out: Path
-) -> list[PageCheck]:
+def pages_of_run(tracking_uri: str, experiment: str, base_url: str, out: Path) -> list[PageCheck]:
     """The experiment page and the latest top-level run's page, with what each must show."""
     client = MlflowClient(tracking_uri)
     exp = client.get_experiment_by_name(experiment)
