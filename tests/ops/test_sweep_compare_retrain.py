@@ -93,6 +93,7 @@ def test_retrain_promotes_a_better_challenger_keeps_a_strong_champion_and_is_ide
             f"retrain.id={rid}",
             f"deals.root={tmp_path / 'deals'}",
             f"retrain.checkpoint_root={tmp_path / 'ck'}",
+            f"league.cache_dir={tmp_path / 'league'}",
         )
 
     weak = cfg("weak-champion", "day-1", 3)
@@ -102,6 +103,13 @@ def test_retrain_promotes_a_better_challenger_keeps_a_strong_champion_and_is_ide
     client = MlflowClient(weak.tracking.uri)
     chromosome, _, version = load_registered(client, "weak-champion")
     assert version != v1 and not np.array_equal(chromosome, calling_station())
+    # the new champion's league rating: above the champion it replaced, logged and tagged
+    rating = out["metrics"]["league_rating"]
+    assert out["metrics"]["league_rating_low"] <= rating <= out["metrics"]["league_rating_high"]
+    tags = client.get_model_version("weak-champion", version).tags
+    assert tags["league_rating"].startswith(f"{rating:+.0f} [")
+    old = client.get_model_version("weak-champion", v1).tags["league_rating"]
+    assert int(old.split()[0]) < round(rating)
 
     again = retrain(cfg("weak-champion", "day-1", 3))  # the same id does nothing twice ...
     assert again["rerun"] and again["run_id"] == out["run_id"]  # ... and repeats the decision

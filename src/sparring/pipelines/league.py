@@ -210,7 +210,7 @@ def rate_in_league(
         log_deal_set(mlrun, "deals-heldout", held_settings, held_dir, len(held), "heldout")
         _log(mlrun, result)
         if section.tag_versions:
-            _tag_versions(client, job.registry.model_name, result, mlrun.run_id)
+            tag_versions(client, job.registry.model_name, result, mlrun.run_id)
     return result
 
 
@@ -266,7 +266,7 @@ def _log(mlrun: RunLogger, result: LeagueResult) -> None:
         mlrun.log_artifact(plot)
 
 
-def _tag_versions(client: MlflowClient, model: str, result: LeagueResult, run_id: str) -> None:
+def tag_versions(client: MlflowClient, model: str, result: LeagueResult, run_id: str) -> None:
     r = result.ratings
     for k, name in enumerate(result.entrants):
         if name.startswith("v") and name[1:].isdigit():

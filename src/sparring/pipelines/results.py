@@ -26,7 +26,8 @@ HEADLINES: dict[str, tuple[str, ...]] = {
         "spike_alpha_0.5/100/kl_ucb/minus_baseline",
         "spike_alpha_0.5/100/oracle/mean_guesses",
     ),
-    "retrain": ("edge_bb100", "edge_low", "promoted"),
+    "retrain": ("edge_bb100", "edge_low", "promoted", "league_rating"),
+    "league": ("entrants", "pairs_played", "pairs_cached"),
 }
 CLAIM_TAG = "claim.driver"  # registered models that are retrain claims, not champions
 

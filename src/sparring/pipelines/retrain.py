@@ -33,6 +33,7 @@ from sparring.config.evolve import RetrainConfig
 from sparring.ga.fitness import bb_per_100
 from sparring.pipelines import evolve
 from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set, log_deal_set
+from sparring.pipelines.league import rate_in_league, tag_versions
 from sparring.pipelines.report import console, print_table
 from sparring.poker.bots import BASELINES, baseline_table
 from sparring.poker.engine import play_deals
@@ -194,6 +195,29 @@ def _notify(job: RetrainConfig, mlrun: Any, payload: dict[str, Any]) -> None:
     mlrun.set_tags({"notify": f"failed: {error}" if error else "sent"})
 
 
+def _league_rating(job: RetrainConfig, mlrun: Any, version: str) -> dict[str, float]:
+    """The champion's (after the decision) rating in the league of every version and the
+    baselines, logged as ``league_rating`` (the pair cache makes this the new pairs only)."""
+    league = rate_in_league(job, job.league, mlrun.client, None)
+    if job.league.tag_versions:
+        tag_versions(mlrun.client, job.registry.model_name, league, mlrun.run_id)
+    if f"v{version}" not in league.entrants:
+        return {}
+    k = league.entrants.index(f"v{version}")
+    r = league.ratings
+    rating = {
+        "league_rating": float(r.rating[k]),
+        "league_rating_low": float(r.low[k]),
+        "league_rating_high": float(r.high[k]),
+    }
+    mlrun.log_metrics(rating)
+    console.print(
+        f"champion v{version}: league rating {r.rating[k]:+.0f} "
+        f"[{r.low[k]:+.0f}, {r.high[k]:+.0f}] among {len(league.entrants)} entrants"
+    )
+    return rating
+
+
 def _challenge(job: RetrainConfig, mlrun: Any, retrain_id: str, experiment: str) -> dict[str, Any]:
     """Steps 1-4 inside the claimed retrain run."""
     fraction, confidence = job.retrain.seed_fraction, job.retrain.confidence
@@ -276,6 +300,8 @@ def _challenge(job: RetrainConfig, mlrun: Any, retrain_id: str, experiment: str)
     mlrun.set_tags(
         {"decision": decision, "champion_version": version, "new_version": new_version or ""}
     )
+    rating = _league_rating(job, mlrun, new_version or version)
+    metrics.update(rating)
     print_table(
         f"Retrain {retrain_id}: challenger vs champion v{version}",
         ["edge bb/100", f"{confidence:.0%} lower bound", "upper bound", "deals", "decision"],
