@@ -4,36 +4,16 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from sparring.runtime.net import free_port, wait_for
+
 BIN = Path(sys.executable).parent
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(url: str, seconds: float) -> None:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except urllib.error.HTTPError:
-            return  # it answered (e.g. 401 under token auth): it is up
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"{url} did not answer within {seconds} s")
+__all__ = ["free_port", "mlflow_server", "wait_for"]
 
 
 @contextmanager

@@ -219,9 +219,7 @@ def compare(
         ]
         for i, r in enumerate(runs)
     ]
-    title = f"{experiment or 'runs'}{f' sweep {sweep}' if sweep else ''}" + (
-        f" model {model}" if model else ""
-    )
+    title = experiment or (f"sweep {sweep}" if sweep else f"model {model}")
     text = print_table(f"{title}: {len(runs)} runs by {metric}", columns, rows)
     legend = {headers[k]: k for k in differing if headers[k] != k}
     notes = []
@@ -250,7 +248,7 @@ def _plot(runs: list[dict[str, Any]], metric: str, title: str, output_dir: str |
     out.mkdir(parents=True, exist_ok=True)
     values = [r["metrics"][metric] for r in runs]
     plot = grouped_bars(
-        out / f"{title.split()[0]}-{metric}.png".replace("/", "_"),
+        out / f"{title.replace(' ', '-')}-{metric}.png".replace("/", "_"),
         [f"#{i + 1} " + textwrap.fill(r["name"], 22) for i, r in enumerate(runs)],
         {metric: [v if v is not None else 0.0 for v in values]},
         f"{title}: {metric} by run (a run without it shows 0)",

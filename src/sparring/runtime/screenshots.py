@@ -17,18 +17,15 @@ import argparse
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines.results import latest_top_level
+from sparring.runtime.net import free_port, wait_for
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # MLflow 3.17's UI opens in its GenAI mode (a switch at the top left that the browser remembers)
@@ -50,25 +47,6 @@ class PageCheck:
 def browser() -> str | None:
     """The headless browser's executable, or None."""
     return next((found for b in BROWSERS if (found := shutil.which(b))), None)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait(url: str, seconds: float) -> None:
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            with urllib.request.urlopen(url, timeout=2):
-                return
-        except urllib.error.HTTPError:
-            return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError(f"{url} did not answer within {seconds:.0f} s")
 
 
 def _chromium(exe: str, url: str, *args: str, budget_ms: int) -> subprocess.CompletedProcess:
@@ -152,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     if exe is None:
         print("error: no headless browser: apt-get install chromium", file=sys.stderr)
         return 2
-    port = _free_port()
+    port = free_port()
     server = subprocess.Popen(
         [
             str(Path(sys.executable).parent / "mlflow"),
@@ -170,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         base = f"http://127.0.0.1:{port}"
-        _wait(f"{base}/health", 120)
+        wait_for(f"{base}/health", 120)
         try:
             pages = pages_of_run(args.tracking_uri, args.experiment, base, args.out)
         except LookupError as exc:

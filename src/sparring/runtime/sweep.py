@@ -30,7 +30,7 @@ class SweepParent(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
-        from sparring.runtime.tracking import experiment_id, git_commit, open_store
+        from sparring.runtime.tracking import experiment_id, git_commit, open_store, source_tags
 
         tracking = to_container(config.get("tracking") or {})
         pipeline = str(config.hydra.job.name)
@@ -46,6 +46,7 @@ class SweepParent(Callback):
                 "pipeline": pipeline,
                 "sweep_parent": "true",
                 "git_commit": git_commit(),
+                **source_tags(pipeline, git_commit()),
                 SWEPT_TAG: json.dumps(OmegaConf.to_container(config.hydra.sweeper.params)),
             },
         )
