@@ -41,7 +41,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) pipelines/retrain.py ga.population=16 ga.generations=2 deals.train=60 deals.heldout=150 \
 		|| [ $$? -eq 10 ]  # exit 0 promoted, 10 kept (a rerun today repeats today's decision)
 	$(PY) -m sparring.cli retrain history
-	$(PY) pipelines/league.py ga.population=16 deals.heldout=150 league.bootstrap=50
+	$(PY) pipelines/league.py deals.heldout=150 league.bootstrap=50
 	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
 	$(PY) -m sparring.cli results

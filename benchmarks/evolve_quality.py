@@ -1,6 +1,7 @@
 """Which knobs make a strong champion: bb/100 against each baseline table per generation.
 
     python benchmarks/evolve_quality.py [--quick] [--generations 200] [--seeds 3]
+    python benchmarks/evolve_quality.py --configs "baselines start" "baselines + hall of fame"
 
 For each configuration and seed the genetic algorithm runs (the pipeline's own loop,
 ``ga.evolution.run_generation``, evaluated in-process: one core per run, two runs at a time),
@@ -8,12 +9,16 @@ and at fixed generations its champion plays the held-out deals against each of t
 baseline tables (``ga.champion.benchmark``: bb/100 with 95% intervals). Reported per config:
 the mean over seeds at each checkpoint, how many seeds beat every table (lower bound > 0) and
 the first generation at which each seed did. Writes ``benchmarks/evolve_quality.png`` and prints
-a markdown table for RESULTS.md; the figures as JSON on the last line.
+a markdown table for RESULTS.md. Finally the last champions of every config and seed play a
+league with the five baselines (``pipelines.league``: both seatings, Bradley–Terry ratings),
+and each config's mean rating says which makes the stronger players against each other, not
+only against the baselines. The figures as JSON on the last line.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
@@ -86,7 +91,7 @@ def one_run(name: str, seed: int, generations: int, checkpoints: list[int], held
             out[state.generation] = [(r.bb_per_100, r.ci_low) for r in results]
             spent_benchmarking += time.perf_counter() - t
     seconds = time.perf_counter() - start - spent_benchmarking
-    return name, seed, out, seconds / generations
+    return name, seed, out, seconds / generations, state.champion
 
 
 def main() -> None:
@@ -94,11 +99,13 @@ def main() -> None:
     p.add_argument("--generations", type=int, default=200)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--heldout", type=int, default=600)
+    p.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     args = p.parse_args()
     generations = 20 if args.quick else args.generations
     seeds = 1 if args.quick else args.seeds
     checkpoints = sorted({max(1, generations * k // 8) for k in range(1, 9)})
-    jobs = [(n, s) for n in CONFIGS for s in range(seeds)]
+    configs = list(args.configs)
+    jobs = [(n, s) for n in configs for s in range(seeds)]
     with ProcessPoolExecutor(max_workers=2) as pool:
         done = list(
             pool.map(
@@ -115,16 +122,16 @@ def main() -> None:
         "| config | generation | " + " | ".join(BASELINES) + " | seeds beating every table |",
         "|---|---:|" + "---:|" * len(BASELINES) + "---:|",
     ]
-    for name in CONFIGS:
+    for name in configs:
         runs = [d for d in done if d[0] == name]
         per_gen = {}
         first_all: list[int | None] = []
-        for _, _, out, _ in runs:
+        for _, _, out, _, _ in runs:
             beat = [g for g in checkpoints if all(low > 0 for _, low in out[g])]
             first_all.append(beat[0] if beat else None)
         for g in checkpoints:
-            means = np.mean([[bb for bb, _ in out[g]] for _, _, out, _ in runs], axis=0)
-            beating = sum(all(low > 0 for _, low in out[g]) for _, _, out, _ in runs)
+            means = np.mean([[bb for bb, _ in out[g]] for _, _, out, _, _ in runs], axis=0)
+            beating = sum(all(low > 0 for _, low in out[g]) for _, _, out, _, _ in runs)
             per_gen[g] = {
                 "mean_bb100": dict(zip(BASELINES, means.round(1).tolist(), strict=True)),
                 "seeds_beating_all": beating,
@@ -148,19 +155,44 @@ def main() -> None:
                 f"first at {first_all}, {sec_per_gen:.2f} s/gen on one core",
             )
         )
-    _plot(done, checkpoints)
+    _plot(done, checkpoints, configs)
     print("\n".join(lines))
+    league = _league(done, args.heldout)
+    for name in configs:
+        mine = [league[f"{name} #{s}"] for s in range(seeds)]
+        figures["configs"][name]["league_rating_mean"] = float(np.mean(mine))
+        rows.append((f"{name}: mean league rating", float(np.mean(mine)), f"seeds {mine}"))
     report("evolve_quality", rows, figures)
 
 
-def _plot(done, checkpoints) -> None:
+def _league(done, heldout: int) -> dict[str, float]:
+    """The final champions of every run and the baselines in one league: name -> rating."""
+    from sparring.ga.league import champion_entrant
+    from sparring.pipelines.league import baseline_entrant, play_league
+    from sparring.runtime.ray_session import init_ray, shutdown_ray
+
+    held = deals(heldout, 2)
+    entrants = [champion_entrant(f"{n} #{s}", champ, SEATS) for n, s, _, _, champ in done]
+    entrants += [baseline_entrant(b, SEATS, 0) for b in BASELINES]
+    init_ray({"num_cpus": 2, "log_to_driver": False})
+    try:
+        with tempfile.TemporaryDirectory() as cache:
+            result = play_league(
+                entrants, held.equity, held.strength, "study", cache, RF, CF, 200, 0
+            )
+    finally:
+        shutdown_ray()
+    return dict(zip(result.entrants, result.ratings.rating.round(1).tolist(), strict=True))
+
+
+def _plot(done, checkpoints, configs) -> None:
     from sparring.pipelines.plots import plt
 
     fig, axes = plt.subplots(1, len(BASELINES), figsize=(4 * len(BASELINES), 3.6), sharey=True)
-    for name in CONFIGS:
+    for name in configs:
         runs = [d for d in done if d[0] == name]
         for t, ax in enumerate(axes):
-            means = [np.mean([out[g][t][0] for _, _, out, _ in runs]) for g in checkpoints]
+            means = [np.mean([out[g][t][0] for _, _, out, _, _ in runs]) for g in checkpoints]
             ax.plot(checkpoints, means, marker="o", markersize=3, label=name)
             ax.set_title(f"vs {BASELINES[t]}")
             ax.set_xlabel("generation")
@@ -168,7 +200,9 @@ def _plot(done, checkpoints) -> None:
     axes[0].set_ylabel("champion bb/100 on held-out deals (mean of seeds)")
     axes[-1].legend(fontsize=7, title="dashed: break-even")
     fig.tight_layout()
-    fig.savefig(HERE / "evolve_quality.png", dpi=90)
+    fig.savefig(
+        HERE / f"evolve_quality{'' if len(configs) == len(CONFIGS) else '_hof'}.png", dpi=90
+    )
     plt.close(fig)
 
 

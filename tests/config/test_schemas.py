@@ -152,3 +152,21 @@ def test_the_objective_is_read_from_the_run_metrics(capsys):
     assert none.objective is None and objective_value(none, {"metrics": {}}) is None
     assert to_typed(compose_config("retrain")).objective == "edge_bb100"
     assert config_error("evolve", "direction=up").startswith("direction=up is not allowed")
+
+
+def test_the_evolve_defaults_are_the_ones_the_quality_study_chose():
+    """benchmarks/evolve_quality.py (RESULTS.md): trainers from the baselines, a hall of fame
+    against forgetting, 64 x 200, a held-out set large enough for tight intervals."""
+    typed = to_typed(compose_config("evolve"))
+    assert (typed.ga.population, typed.ga.generations) == (64, 200)
+    assert typed.trainers.start == "baselines"
+    assert (typed.trainers.hall_of_fame, typed.trainers.hall_every) == (8, 10)
+    assert (typed.deals.train, typed.deals.heldout) == (200, 2000)
+    params = typed.params
+    assert params.trainer_start == "baselines" and params.hall_of_fame == 8
+    # the schema's own defaults agree with the YAML (a config built in Python gets the same)
+    from sparring.config.evolve import EvolveConfig
+
+    bare = EvolveConfig()
+    assert (bare.ga.population, bare.ga.generations, bare.deals.heldout) == (64, 200, 2000)
+    assert (bare.trainers.start, bare.trainers.hall_of_fame) == ("baselines", 8)

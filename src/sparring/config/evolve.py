@@ -21,8 +21,8 @@ from sparring.runtime.errors import ConfigError
 class GAConfig:
     """The algorithm's operators and sizes (``ga.*``)."""
 
-    population: int = 32
-    generations: int = 10
+    population: int = 64
+    generations: int = 200
     tournament: int = 3
     elitism: int = 2
     p_crossover: float = 0.7
@@ -50,8 +50,8 @@ class TrainersConfig:
     """The co-evolving trainer set (``trainers.*``)."""
 
     size: int | None = None  # null = table_size - 1; more are sampled table_size - 1 per deal
-    start: TrainerStart = TrainerStart.random
-    hall_of_fame: int = 0  # past champions kept beside the trainers as opponents (0 = none)
+    start: TrainerStart = TrainerStart.baselines
+    hall_of_fame: int = 8  # past champions kept beside the trainers as opponents (0 = none)
     hall_every: int = 10  # generations between two entries into the hall of fame
 
     def __post_init__(self) -> None:
@@ -65,7 +65,7 @@ class DealsConfig:
     """Training and held-out deal sets, generated through handgen when missing (``deals.*``)."""
 
     train: int = 200
-    heldout: int = 200
+    heldout: int = 2000
     train_seed: int = 1
     heldout_seed: int = 2
     equity_trials: int = 500
