@@ -64,14 +64,16 @@ def one_seed(seed: int, root: Path, overrides: list[str]) -> dict:
 def main() -> None:
     p = parser(__doc__)
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    p.add_argument("--set", nargs="*", default=[], help="overrides, e.g. trainers.hall_of_fame=0")
+    p.add_argument("--keep", type=Path, help="keep each seed's directory (MLflow store) here")
     args = p.parse_args()
-    overrides = ["ga.generations=20", "deals.heldout=300"] if args.quick else []
+    overrides = (["ga.generations=20", "deals.heldout=300"] if args.quick else []) + args.set
     rows, results = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for seed in args.seeds:
             # each seed on a fresh directory: its time includes making the deal sets
-            root = Path(tmp) / f"seed{seed}"
-            root.mkdir()
+            root = (args.keep or Path(tmp)) / f"seed{seed}"
+            root.mkdir(parents=True)
             r = one_seed(seed, root, overrides)
             results.append(r)
             lows = ", ".join(

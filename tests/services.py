@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sparring.runtime.net import free_port, wait_for
+from sparring.runtime.net import free_port, stop_group, wait_for
 
 BIN = Path(sys.executable).parent
 __all__ = ["free_port", "mlflow_server", "wait_for"]
@@ -22,6 +20,7 @@ def mlflow_server(root: Path) -> Iterator[str]:
     URL and ends it (by its process group) afterwards."""
     root.mkdir(parents=True, exist_ok=True)
     port = free_port()
+    log = open(root / "server.log", "w")  # noqa: SIM115 (closed in the finally below)
     proc = subprocess.Popen(
         [
             str(BIN / "mlflow"),
@@ -35,13 +34,18 @@ def mlflow_server(root: Path) -> Iterator[str]:
             "--artifacts-destination",
             str(root / "artifacts"),
         ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
         start_new_session=True,
     )
     try:
-        wait_for(f"http://127.0.0.1:{port}/health", 90)
+        try:  # a loaded 2-core machine takes a while to import the server
+            wait_for(f"http://127.0.0.1:{port}/health", 240)
+        except TimeoutError as exc:
+            log.flush()
+            tail = (root / "server.log").read_text()[-1500:]
+            raise TimeoutError(f"{exc}; exit status {proc.poll()}; its log ends:\n{tail}") from None
         yield f"http://127.0.0.1:{port}"
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
+        stop_group(proc)
+        log.close()

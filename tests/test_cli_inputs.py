@@ -76,6 +76,7 @@ def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
         (("compare",), ["evolve", "--metric", "x", "--tracking-uri", "http://127.0.0.1:9"],
          "no MLflow server answers"),
         (("results",), ["--tracking-uri", f"sqlite:///{d}"], "is a directory"),
+        (("retrain", "history"), ["--tracking-uri", f"sqlite:///{d}"], "is a directory"),
     ]  # fmt: skip
 
 

@@ -51,7 +51,7 @@ class TrainersConfig:
 
     size: int | None = None  # null = table_size - 1; more are sampled table_size - 1 per deal
     start: TrainerStart = TrainerStart.baselines
-    hall_of_fame: int = 8  # past champions kept beside the trainers as opponents (0 = none)
+    hall_of_fame: int = 0  # past champions kept beside the trainers as opponents (0 = none)
     hall_every: int = 10  # generations between two entries into the hall of fame
 
     def __post_init__(self) -> None:
