@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -67,11 +68,13 @@ def test_of_claimants_started_together_exactly_one_holds_the_claim(mlflow_server
     procs = [claimant(mlflow_server, key, start, hold=6) for _ in range(4)]
     outs = [p.communicate(timeout=120)[0].split() for p in procs]
     assert all(p.returncode == 0 for p in procs), [p.stderr for p in procs]
-    winners = [p.pid for p, o in zip(procs, outs, strict=True) if o[0] == "GOT"]
+    winners = [(p.pid, o[1]) for p, o in zip(procs, outs, strict=True) if o[0] == "GOT"]
     assert len(winners) == 1, outs
-    held = [" ".join(o) for o in outs if o[0] == "HELD"]
-    # each loser names the winner (by its driver: it claimed before it had a run)
-    assert len(held) == 3 and all(f":{winners[0]}:" in line for line in held), held
+    (pid, run_id), held = winners[0], [" ".join(o) for o in outs if o[0] == "HELD"]
+    # each loser names the winner: by its driver before it has a run, by its run after
+    assert len(held) == 3, held
+    host = socket.gethostname()
+    assert all(f"driver {host}:{pid}:" in line or f"run {run_id} " in line for line in held), held
     assert claims_of(MlflowClient(mlflow_server), key) == []  # released at the end
 
 
