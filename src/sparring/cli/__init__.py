@@ -10,6 +10,7 @@
     sparring play mus --hands 3 --store player_models.db --player ana
     sparring mus profile --store player_models.db --player ana
     sparring compare evolve --metric champion_bb100
+    sparring tune search=ga_tpe trials=24 concurrency=2
 
 Each domain module (poker, mus, eleusis, flagbots, runs) registers its subcommands next to their
 handlers. Every input is checked before any work: a bad one ends the command with one line on
@@ -23,11 +24,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from sparring.cli import eleusis, flagbots, mus, poker, runs
+from sparring.cli import eleusis, flagbots, mus, poker, runs, tune
 from sparring.cli.common import EXIT_USAGE, Parser
 from sparring.runtime.errors import EXIT_INTERRUPTED, one_line
 
-DOMAINS = (poker, mus, eleusis, flagbots, runs)
+DOMAINS = (poker, mus, eleusis, flagbots, runs, tune)
 GROUPS = {
     "poker": "poker tools (replay a hand of a deal set)",
     "play": "play a game in the terminal",
@@ -56,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sparring <argv>``; returns the exit status (2 for bad input, 130 for Ctrl-C)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["tune"]:  # everything after it is Hydra's, --help included
+        return tune.run(argparse.Namespace(overrides=argv[1:]))
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or a bad argument (2, already reported)

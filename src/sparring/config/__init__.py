@@ -18,6 +18,7 @@ from sparring.config.equity import EquityConfig
 from sparring.config.evolve import EvolveConfig, LeagueConfig, RetrainConfig
 from sparring.config.handgen import HandgenConfig
 from sparring.config.search_bench import SearchBenchConfig
+from sparring.config.tune import TuneConfig
 from sparring.config.typed import to_typed
 from sparring.config.validate import ValidateConfig
 
@@ -31,6 +32,7 @@ SCHEMAS: dict[str, type] = {
     "eleusis_bench": EleusisBenchConfig,
     "compare": CompareConfig,
     "league": LeagueConfig,
+    "tune": TuneConfig,
 }
 """Pipeline (= primary config name) -> its schema."""
 
@@ -57,6 +59,7 @@ __all__ = [
     "RetrainConfig",
     "SearchBenchConfig",
     "TrackingConfig",
+    "TuneConfig",
     "ValidateConfig",
     "register",
     "to_typed",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from sparring.config import checks
@@ -48,6 +48,8 @@ class TrackingConfig:
     artifact_root: str | None = "mlartifacts"
     experiment: str | None = None  # null = the pipeline's name
     parent_run_id: str | None = None
+    run_name: str | None = None  # null = pipeline, config hash and overrides
+    tags: dict[str, str] = field(default_factory=dict)  # more tags on the run
 
     def __post_init__(self) -> None:
         checks.path_text("uri", self.uri)

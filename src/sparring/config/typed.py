@@ -58,7 +58,15 @@ def _build(node: Any, path: str) -> Any:
                 return object_type(**kwargs)
             except ConfigError as exc:
                 raise exc.under(path) from None
-        return OmegaConf.to_container(node, resolve=True)
+        # a mapping (e.g. dict[str, ParamSpace]): its typed values are built like fields
+        built = {}
+        for key in node:
+            child = node._get_node(key)
+            if isinstance(child, (DictConfig, ListConfig)):
+                built[str(key)] = _build(child, _join(path, str(key)))
+            else:
+                built[str(key)] = node[key]
+        return built
     return None if node._is_none() else OmegaConf.to_container(node, resolve=True)
 
 

@@ -119,7 +119,8 @@ def ensure_deal_set(settings: DealSetConfig, root: str | Path) -> tuple[Path, di
     done = parallel_map(
         write_shard,
         todo,
-        shared={"settings": settings, "root": str(root)},
+        # absolute: a task's worker may run in another directory than this driver
+        shared={"settings": settings, "root": str(Path(root).resolve())},
         description=f"handgen: {len(todo)} shards of {settings.shard_size} deals",
     )
     wall = time.perf_counter() - start

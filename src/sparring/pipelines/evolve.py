@@ -13,6 +13,7 @@ import json
 import tempfile
 import time
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set, log_deal
 from sparring.pipelines.plots import line_plot
 from sparring.pipelines.report import console, print_locations, print_table
 from sparring.runtime.parallel import parallel_map
+from sparring.runtime.progress import report_step
 from sparring.runtime.ray_session import init_ray
 from sparring.runtime.registry import log_champion, register
 from sparring.runtime.tracking import tracked_run
@@ -144,6 +146,12 @@ def run(
             checkpoint.save(state, job.checkpoint_dir)
             record = state.history[-1]
             _log_generation(mlrun, record)
+            # a search's scheduler reads the objective per generation (computed only then)
+            report_step(
+                state.generation,
+                job.ga.generations,
+                partial(champion_metrics, state.champion, held, job),
+            )
             change = ", new trainer" if record["trainer_changes"] else ""
             console.print(
                 f"gen {record['generation'] + 1}/{job.ga.generations}: best "
@@ -171,6 +179,39 @@ def run(
     }
 
 
+def prepare(job: EvolveConfig) -> None:
+    """Generate the deal sets once before many runs share them (a search's trials)."""
+    init_ray(job.ray)
+    for name in ("train", "heldout"):
+        ensure_deal_set(job.deal_set(name), job.deals.root)
+
+
+def steps(job: EvolveConfig) -> int:
+    """How many steps ``run`` reports (``report_step``): one per generation."""
+    return job.ga.generations
+
+
+def champion_metrics(champion: np.ndarray, held, job: EvolveConfig) -> dict[str, float]:
+    """The champion's held-out numbers: bb/100 and its 95% CI against each baseline table, and
+    ``champion_bb100``, their mean (the same numbers the finished run logs)."""
+    return _benchmark_metrics(_benchmark(champion, held, job))
+
+
+def _benchmark(champion: np.ndarray, held, job: EvolveConfig):
+    rf, cf = job.preflop.raise_factor, job.preflop.call_factor
+    return benchmark(champion, held.equity, held.strength, rf, cf, seed=job.seed)
+
+
+def _benchmark_metrics(results) -> dict[str, float]:
+    metrics = {}
+    for r in results:
+        metrics[f"champion_bb100_vs_{r.table}"] = r.bb_per_100
+        metrics[f"champion_bb100_ci_low_vs_{r.table}"] = r.ci_low
+        metrics[f"champion_bb100_ci_high_vs_{r.table}"] = r.ci_high
+    metrics["champion_bb100"] = float(np.mean([r.bb_per_100 for r in results]))
+    return metrics
+
+
 def _finish(mlrun, job: EvolveConfig, state: EvolutionState, held, wall: float) -> dict[str, Any]:
     """Plot, champion benchmark, artifacts and registry."""
     history = state.history
@@ -182,19 +223,8 @@ def _finish(mlrun, job: EvolveConfig, state: EvolutionState, held, wall: float) 
     if wall > 0 and history:
         run_generations = sum(1 for r in history if r["wall_s"] > 0)
         summary["generations_per_min"] = 60.0 * run_generations / max(wall, 1e-9)
-    results = benchmark(
-        state.champion,
-        held.equity,
-        held.strength,
-        job.preflop.raise_factor,
-        job.preflop.call_factor,
-        seed=job.seed,
-    )
-    for r in results:
-        summary[f"champion_bb100_vs_{r.table}"] = r.bb_per_100
-        summary[f"champion_bb100_ci_low_vs_{r.table}"] = r.ci_low
-        summary[f"champion_bb100_ci_high_vs_{r.table}"] = r.ci_high
-    summary["champion_bb100"] = float(np.mean([r.bb_per_100 for r in results]))
+    results = _benchmark(state.champion, held, job)
+    summary.update(_benchmark_metrics(results))
     mlrun.log_metrics(summary, step=state.generation)
     rows = [
         [r.table, f"{r.bb_per_100:+.1f}", f"[{r.ci_low:+.1f}, {r.ci_high:+.1f}]", r.deals]
@@ -235,4 +265,4 @@ def _finish(mlrun, job: EvolveConfig, state: EvolutionState, held, wall: float) 
     return {"benchmark": results, "summary": summary, "model_version": version}
 
 
-__all__ = ["run"]
+__all__ = ["champion_metrics", "prepare", "run", "steps"]

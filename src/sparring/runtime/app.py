@@ -27,6 +27,15 @@ from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, ConfigError, o
 from sparring.runtime.preflight import check_tracking
 
 RESUME_HINT = "interrupted; run the same command again to resume"
+_CONF_DIRS: list[str] = []  # the conf/ of the running pipeline script (set by launch)
+
+
+def conf_dir() -> str:
+    """The ``conf/`` directory the running pipeline was composed from (inside ``launch``),
+    else the checkout's own ``conf/`` next to ``src/``."""
+    if _CONF_DIRS:
+        return _CONF_DIRS[-1]
+    return str(Path(__file__).resolve().parents[3] / "conf")
 
 
 def _debug() -> bool:
@@ -58,6 +67,7 @@ def launch(
     # Hydra re-raises instead of printing its own multi-line report; we print one line.
     os.environ["HYDRA_FULL_ERROR"] = "1"
     conf_dir = str(Path(script).resolve().parent.parent / "conf")
+    _CONF_DIRS.append(conf_dir)
     typed: list[Any] = []  # the config, once it is known (for the Ctrl-C message)
     results: list[Any] = []  # what run returned (Hydra's main does not pass it on)
 

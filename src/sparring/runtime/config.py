@@ -25,6 +25,8 @@ DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
 def _plain(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return to_container(value)  # e.g. a ParamSpace inside a search's space
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

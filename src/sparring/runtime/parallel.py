@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import ray
+from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 T = TypeVar("T")
@@ -52,7 +53,13 @@ def parallel_map(
         k: v if isinstance(v, ray.ObjectRef) else ray.put(v) for k, v in (shared or {}).items()
     }
     task = _remote(fn).options(
-        max_retries=max_retries, retry_exceptions=max_retries > 0, num_cpus=num_cpus
+        max_retries=max_retries,
+        retry_exceptions=max_retries > 0,
+        num_cpus=num_cpus,
+        # Inside a Tune trial (a placement group that captures child tasks and holds no CPU)
+        # the tasks would wait forever for the group's CPUs: they use the whole cluster.
+        # (Ray documents placement_group=None as "leave the group"; its stub says otherwise)
+        scheduling_strategy=PlacementGroupSchedulingStrategy(placement_group=None),  # type: ignore[arg-type]
     )
     refs = [task.remote(item, **refs_shared) for item in items]
     if progress and refs:

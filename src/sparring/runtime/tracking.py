@@ -31,6 +31,7 @@ from mlflow.tracking import MlflowClient
 from omegaconf import OmegaConf
 
 from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
+from sparring.runtime.progress import StopRun
 
 _BATCH = 200  # MLflow accepts up to 1000 metrics / 100 params per batch
 _PARAM_BATCH = 100
@@ -54,6 +55,7 @@ _OPENED: set[str] = set()
 EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
 DRIVER_TAG = "sparring.driver"  # host:pid:start of the process that created the run
 ENDED_TAG = "sparring.ended_by"
+STOPPED_TAG = "sparring.stopped_by"  # a run a scheduler stopped early (e.g. "asha at step 5")
 
 
 def _process_start(pid: int) -> str:
@@ -265,7 +267,9 @@ def tracked_run(
     name) and ``artifact_root``. The run gets the flattened config (minus ``tracking``) as
     params, and tags ``pipeline``, ``git_commit``, ``config_hash`` plus ``tags``; a parent run
     id in ``tracking.parent_run_id`` nests it, and inside a sweep (``runtime.sweep``) it is
-    nested under the sweep's parent and tagged. Ctrl-C marks the run KILLED, an error FAILED.
+    nested under the sweep's parent and tagged; ``tracking.run_name`` and ``tracking.tags`` name
+    and tag it. Ctrl-C marks the run KILLED, an error FAILED, a ``StopRun`` (a search's scheduler
+    stopping a trial early) KILLED with the tag ``sparring.stopped_by``.
     """
     conf = to_container(cfg)
     tracking = dict(conf.get("tracking") or {})
@@ -281,6 +285,7 @@ def tracked_run(
         "git_commit": commit,
         "config_hash": digest,
         **source_tags(pipeline, commit),
+        **(tracking.get("tags") or {}),
         **(tags or {}),
     }
     parent = tracking.get("parent_run_id") or os.environ.get("SPARRING_SWEEP_PARENT_RUN")
@@ -289,7 +294,11 @@ def tracked_run(
     if os.environ.get("SPARRING_SWEEP_ID"):
         all_tags["sweep_id"] = os.environ["SPARRING_SWEEP_ID"]
     all_tags[DRIVER_TAG] = driver_id()
-    name = run_name or default_run_name(pipeline, digest, command_line_overrides())
+    name = (
+        run_name
+        or tracking.get("run_name")
+        or default_run_name(pipeline, digest, command_line_overrides())
+    )
     run = client.create_run(exp_id, run_name=name, tags=all_tags)
     for orphan in close_orphans(client, exp_id, pipeline, run.info.run_id):
         print(f"marked run {orphan} KILLED: its driver process is gone")
@@ -298,6 +307,10 @@ def tracked_run(
     logger.log_text(OmegaConf.to_yaml(OmegaConf.create(conf)), "config.yaml")
     try:
         yield logger
+    except StopRun as stop:  # a scheduler ended it early: not a failure
+        client.set_tag(run.info.run_id, STOPPED_TAG, stop.reason)
+        client.set_terminated(run.info.run_id, status="KILLED")
+        raise
     except KeyboardInterrupt:
         client.set_terminated(run.info.run_id, status="KILLED")
         raise

@@ -1,0 +1,411 @@
+"""The ``tune`` pipeline: a hyperparameter search over another pipeline with Ray Tune.
+
+The preset (``conf/search/*.yaml``) names the target pipeline, its objective and the space;
+the driver checks the space against the target's schema, prepares shared inputs once, opens
+one MLflow parent run and runs Tune with Optuna's TPE (or random or grid search) and, for
+pipelines that report per step, ASHA early stopping. Each trial is the target's composed config
+run as a Tune trial (``tuning.trial``) whose inner tasks share the cluster; ``concurrency``
+trials run at once. A killed search resumes with Tune's restore (``search_id=... resume=true``)
+and reruns no finished trial. At the end: the best config printed and written as an override
+file, the objective per trial and the parameter importances logged to the parent run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from ray.tune import Callback
+from rich.markup import escape
+
+from sparring.config.tune import Algorithm, TuneConfig
+from sparring.pipelines.report import console, print_table
+from sparring.runtime.config import DEFAULT_TRACKING_URI
+from sparring.runtime.errors import ConfigError
+from sparring.runtime.ray_session import init_ray
+from sparring.runtime.sweep import SWEPT_TAG
+from sparring.runtime.tracking import (
+    ENDED_TAG,
+    RunLogger,
+    experiment_id,
+    git_commit,
+    open_store,
+    source_tags,
+)
+from sparring.tuning import summary, target
+from sparring.tuning.space import grid, optuna_distributions, short_name
+from sparring.tuning.trial import COMPLETE, OBJECTIVE, STEP, TrialSetup, run_trial, trial_number
+
+TRIAL_MEMORY = 2**20  # bytes reserved per trial: a token (see _fit)
+STATE_FILE = "sparring_search.json"  # beside Tune's state: the parent run of the search
+
+
+def run(job: TuneConfig) -> dict[str, Any]:
+    """Run (or resume) the search; returns the parent run id, the search id, the best trial's
+    params and ``metrics`` (``best_objective``, ``trials_finished``, ``trials_stopped``)."""
+    from sparring.runtime.app import conf_dir
+
+    search = job.search
+    conf = conf_dir()
+    base_config = target.check(conf, search)  # one line for a bad space, before any trial
+    objective = base_config.objective
+    maximize = str(base_config.direction) == "maximize"
+    pipeline = target.module(search.pipeline)
+    steps = pipeline.steps(base_config) if hasattr(pipeline, "steps") else None
+    if search.algorithm is Algorithm.grid and search.grid_size() != job.trials:
+        console.print(
+            f"note: algorithm grid runs its {search.grid_size()} points (trials={job.trials} "
+            "is not used)"
+        )
+    search_id = job.search_id or f"{search.pipeline}-{search.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    storage = Path(job.storage).resolve()
+    path = storage / search_id
+    _check_storage(path, search_id, job.resume)
+
+    init_ray(job.ray)
+    if hasattr(pipeline, "prepare"):
+        pipeline.prepare(base_config)  # e.g. evolve's deal sets, generated once, not per trial
+    tracking = job.tracking
+    uri = tracking.uri or DEFAULT_TRACKING_URI
+    client = open_store(uri)
+    exp_name = tracking.experiment or search.pipeline
+    exp = experiment_id(client, exp_name, {"artifact_root": tracking.artifact_root})
+    parent = _parent_run(client, exp, path, job, search_id, objective)
+    setup = TrialSetup(
+        conf_dir=conf,
+        cwd=os.getcwd(),
+        pipeline=search.pipeline,
+        base=(
+            *target.base_overrides(search),
+            f"tracking.uri={uri}",
+            f"tracking.experiment={exp_name}",
+            *(
+                [f"tracking.artifact_root={tracking.artifact_root}"]
+                if tracking.artifact_root
+                else []
+            ),
+        ),
+        objective=objective,
+        parent_run_id=parent,
+        search_id=search_id,
+        steps=steps,
+    )
+    console.print(
+        f"search {search_id}: {search.algorithm} over {len(search.space)} keys of "
+        f"{search.pipeline}, {job.trials} trials, {job.concurrency} at once; "
+        f"{'maximise' if maximize else 'minimise'} {objective}; parent MLflow run {parent}"
+    )
+    results = _fit(job, setup, path, maximize, steps)
+    records = _records(results, steps)
+    unfinished = [r for r in records if r.state == "unfinished"]
+    expected = search.grid_size() if search.algorithm is Algorithm.grid else job.trials
+    if unfinished or len(records) < expected:
+        client.set_terminated(parent, status="KILLED")
+        print(
+            f"interrupted; resume with: sparring tune search={search.name} "
+            f"search_id={search_id} resume=true",
+            file=sys.stderr,
+        )
+        raise KeyboardInterrupt
+    return _finish(client, parent, exp, job, records, search_id, objective, maximize)
+
+
+def _check_storage(path: Path, search_id: str, resume: bool) -> None:
+    from ray.tune import Tuner
+
+    exists = path.exists() and Tuner.can_restore(str(path))
+    if resume and not exists:
+        raise ConfigError("search_id", search_id, f"a search saved in {path.parent} to resume")
+    if not resume and exists:
+        raise ConfigError(
+            "search_id", search_id, "a new id (that search exists: add resume=true to continue it)"
+        )
+
+
+def _parent_run(client, exp: str, path: Path, job: TuneConfig, search_id: str, objective: str):
+    """The search's parent MLflow run: created, or on resume the one the search started."""
+    state = path / STATE_FILE
+    if job.resume and state.exists():
+        parent = json.loads(state.read_text())["parent_run_id"]
+        client.update_run(parent, status="RUNNING")
+        _close_interrupted(client, exp, parent)
+        return parent
+    search = job.search
+    commit = git_commit()
+    run = client.create_run(
+        exp,
+        run_name=search_id,
+        tags={
+            "sweep_id": search_id,
+            "pipeline": search.pipeline,
+            "sweep_parent": "true",
+            "search_algorithm": str(search.algorithm),
+            "objective": objective,
+            "git_commit": commit,
+            **source_tags("tune", commit),
+            SWEPT_TAG: json.dumps({k: _space_text(s) for k, s in search.space.items()}),
+        },
+    )
+    logger = RunLogger(client, run.info.run_id, exp)
+    logger.log_params(
+        {
+            "search": search.name,
+            "algorithm": str(search.algorithm),
+            "trials": job.trials,
+            "concurrency": job.concurrency,
+            "seed": job.seed,
+            **{f"space.{k}": _space_text(s) for k, s in search.space.items()},
+            **{f"fixed.{k}": v for k, v in search.fixed.items()},
+        }
+    )
+    path.mkdir(parents=True, exist_ok=True)
+    tmp = state.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"parent_run_id": run.info.run_id, "search_id": search_id}))
+    os.replace(tmp, state)
+    return run.info.run_id
+
+
+def _space_text(spec) -> str:
+    if spec.values is not None:
+        return f"{spec.type}{list(spec.values)}"
+    return f"{spec.type}[{spec.low:g}, {spec.high:g}]"
+
+
+def _close_interrupted(client, exp: str, parent: str) -> None:
+    """Children left RUNNING by the killed search: Tune reruns their trials from the start."""
+    for child in client.search_runs(
+        [exp],
+        filter_string=f"tags.mlflow.parentRunId = '{parent}' and attributes.status = 'RUNNING'",
+    ):
+        client.set_tag(child.info.run_id, ENDED_TAG, "search interrupted; the trial was rerun")
+        client.set_terminated(child.info.run_id, status="KILLED")
+
+
+def _fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: int | None):
+    """Tune's fit, new or restored; returns its ResultGrid."""
+    os.environ.setdefault("TUNE_GLOBAL_CHECKPOINT_S", "1")  # a kill loses at most ~1 s
+    os.environ.setdefault("RAY_CHDIR_TO_TRIAL_DIR", "0")
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # verbose=0 then prints nothing of Tune's
+    from ray import tune
+
+    # A trial holds no CPU itself, only a token of memory (Tune wants some resource): its
+    # inner tasks use the cluster's CPUs and concurrency caps the trials at once.
+    trainable = tune.with_resources(
+        tune.with_parameters(run_trial, setup=setup), {"cpu": 0, "memory": TRIAL_MEMORY}
+    )
+    if job.resume:
+        tuner = tune.Tuner.restore(str(path), trainable, resume_unfinished=True)
+        return tuner.fit()
+    search = job.search
+    mode = "max" if maximize else "min"
+    param_space: dict[str, Any] = {}
+    search_alg = None
+    if search.algorithm is Algorithm.grid:
+        param_space = grid(search)
+        samples = 1
+    else:
+        import optuna
+        from ray.tune.search.optuna import OptunaSearch
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        sampler = (
+            optuna.samplers.TPESampler(seed=job.seed)
+            if search.algorithm is Algorithm.tpe
+            else optuna.samplers.RandomSampler(seed=job.seed)
+        )
+        search_alg = OptunaSearch(
+            space=optuna_distributions(search.space), metric=OBJECTIVE, mode=mode, sampler=sampler
+        )
+        samples = job.trials
+    scheduler = None
+    rule = search.scheduler
+    if rule.asha and steps:
+        from ray.tune.schedulers import ASHAScheduler
+
+        scheduler = ASHAScheduler(
+            time_attr=STEP,
+            max_t=rule.max_t or steps,
+            grace_period=min(rule.grace_period, rule.max_t or steps),
+            reduction_factor=rule.reduction_factor,
+        )
+    tuner = tune.Tuner(
+        trainable,
+        param_space=param_space,
+        tune_config=tune.TuneConfig(
+            metric=OBJECTIVE,
+            mode=mode,
+            search_alg=search_alg,
+            scheduler=scheduler,
+            num_samples=samples,
+            max_concurrent_trials=job.concurrency,
+        ),
+        run_config=tune.RunConfig(
+            name=path.name,
+            storage_path=str(path.parent),
+            verbose=0,
+            callbacks=[_Progress(setup.objective, steps)],
+            failure_config=tune.FailureConfig(max_failures=0),
+        ),
+    )
+    return tuner.fit()
+
+
+class _Progress(Callback):
+    """One line per ended trial: its objective, how it ended, the best so far."""
+
+    def __init__(self, objective: str, steps: int | None) -> None:
+        self.objective = objective
+        self.steps = steps
+        self.ended = 0
+
+    def on_trial_complete(self, iteration, trials, trial, **info) -> None:
+        self.ended += 1
+        result = trial.last_result or {}
+        value = result.get(OBJECTIVE)
+        how = "finished" if result.get(COMPLETE) else f"stopped at step {result.get(STEP)}"
+        console.print(
+            f"trial {trial_number(trial.trial_id, trial.experiment_tag)} {how}: {self.objective} "
+            f"{summary.fmt(value)}  {_params_text(trial.config)}",
+            soft_wrap=True,
+        )
+
+    def on_trial_error(self, iteration, trials, trial, **info) -> None:
+        number = trial_number(trial.trial_id, trial.experiment_tag)
+        console.print(f"trial {number} failed: see {trial.path}")
+
+
+def _params_text(params: dict[str, Any]) -> str:
+    keys = list(params)
+    return " ".join(
+        f"{short_name(k, keys)}={v:.4g}" if isinstance(v, float) else f"{short_name(k, keys)}={v}"
+        for k, v in params.items()
+    )
+
+
+def _records(results, steps: int | None) -> list[summary.TrialRecord]:
+    """Every trial as Tune ended it (the ResultGrid's Tune trials: status and last result)."""
+    records = []
+    for trial in results._experiment_analysis.trials:  # no public list of Trial objects
+        last = trial.last_result or {}
+        if trial.status == "ERROR":
+            state = "failed"
+        elif trial.status != "TERMINATED":
+            state = "unfinished"
+        elif last.get(COMPLETE):
+            state = "finished"
+        else:
+            state = "stopped"
+        records.append(
+            summary.TrialRecord(
+                number=trial_number(trial.trial_id, trial.experiment_tag),
+                trial_id=trial.trial_id,
+                params=dict(trial.config),
+                objective=last.get(OBJECTIVE),
+                state=state,
+                step=int(last.get(STEP) or 0),
+            )
+        )
+    return sorted(records, key=lambda r: r.number)
+
+
+def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective, maximize):
+    """Summary table, best config file, plots, importances, metrics; the parent is closed."""
+    from sparring.runtime.app import conf_dir
+
+    search = job.search
+    logger = RunLogger(client, parent, exp)
+    top = summary.best(records, maximize)
+    keys = list(search.space)
+    rows = [
+        [
+            r.number,
+            r.state,
+            summary.fmt(r.objective),
+            r.step,
+            *[_cell(r.params.get(k)) for k in keys],
+        ]
+        for r in records
+    ]
+    text = print_table(
+        f"Search {search_id}: {objective} per trial",
+        ["trial", "ended", "objective", "step", *[short_name(k, keys) for k in keys]],
+        rows,
+    )
+    logger.log_text(text, "trials.txt")
+    counts = {s: sum(1 for r in records if r.state == s) for s in ("finished", "stopped", "failed")}
+    metrics: dict[str, float] = {f"trials_{s}": n for s, n in counts.items()}
+    for r in records:
+        if r.objective is not None:
+            logger.log_metrics({"trial_objective": r.objective}, step=r.number)
+    _mark_stopped(client, exp, parent, records)
+    best_path = None
+    if top is not None:
+        metrics["best_objective"] = float(top.objective or 0.0)
+        metrics["best_trial"] = top.number
+        best_dir = Path(job.best_dir) if job.best_dir else Path(conf_dir()) / "best"
+        best_path = summary.write_best(
+            best_dir / f"{search_id}.yaml", search.fixed, top, search_id, objective
+        )
+        logger.log_artifact(best_path)
+        logger.set_tags({"best_trial": top.number, "best_config": str(best_path)})
+    scores = summary.importances(records, search.space, maximize)
+    metrics.update({f"importance/{k}": v for k, v in scores.items()})
+    logger.log_metrics(metrics)
+    with tempfile.TemporaryDirectory() as tmp:
+        logger.log_artifact(
+            summary.objective_plot(Path(tmp) / "objective.png", records, objective, maximize)
+        )
+        if scores:
+            logger.log_artifact(summary.importance_plot(Path(tmp) / "importance.png", scores))
+            logger.log_text(json.dumps(scores, indent=2), "importance.json")
+    client.set_terminated(parent, status="FINISHED")
+    if top is None:
+        console.print("no trial finished: no best config")
+    else:
+        console.print(
+            f"[bold]best:[/bold] trial {top.number}, {objective} {summary.fmt(top.objective)}"
+        )
+        for key, value in top.params.items():
+            console.print(f"  {key}={_cell(value)}")
+        rerun = f"python pipelines/{search.pipeline}.py +best={search_id}"
+        if job.best_dir:
+            rerun += f" 'hydra.searchpath=[file://{Path(job.best_dir).resolve().parent}]'"
+        console.print(f"[bold]best config:[/bold] {best_path}")
+        console.print(f"  rerun: {escape(rerun)}", soft_wrap=True)
+    if scores:
+        console.print(
+            "importance: "
+            + ", ".join(f"{k} {v:.2f}" for k, v in sorted(scores.items(), key=lambda kv: -kv[1]))
+        )
+    console.print(f"[bold]MLflow parent run:[/bold] {parent} in {job.tracking.uri}")
+    return {
+        "run_id": parent,
+        "search_id": search_id,
+        "best": top,
+        "best_config": best_path,
+        "trials": records,
+        "importance": scores,
+        "metrics": metrics,
+    }
+
+
+def _cell(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _mark_stopped(client, exp: str, parent: str, records) -> None:
+    """Tag each child run with how its trial ended: finished, stopped (early, by ASHA; the
+    trial already marked its run KILLED) or failed."""
+    ended = {r.trial_id: r.state for r in records}
+    for child in client.search_runs([exp], filter_string=f"tags.mlflow.parentRunId = '{parent}'"):
+        trial_id = child.data.tags.get("tune_trial")
+        if trial_id in ended and child.data.tags.get(ENDED_TAG) is None:
+            client.set_tag(child.info.run_id, "trial_state", ended[trial_id])
+
+
+__all__ = ["run"]

@@ -1,0 +1,118 @@
+"""One trial of a search: the target pipeline run with sampled keys, inside a Tune trial.
+
+The trial composes the target's config (preset overrides + the sampled keys), records it as an
+MLflow child run of the search's parent, and runs the pipeline's ``run`` in this process; the
+pipeline's inner tasks fan out on the same Ray cluster. A pipeline that reports per step
+(evolve: each generation) reports the objective to Tune's scheduler, which may stop it early;
+the run is then marked stopped (``sparring.stopped_by``), not failed. The last report carries
+``complete = 1``, which is how the driver tells finished trials from stopped ones.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sparring.runtime.progress import StopRun, reporting
+from sparring.tuning import target
+from sparring.tuning.space import overrides, plain, short_name
+
+OBJECTIVE = "objective"  # the key Tune and the searcher optimise
+STEP = "step"  # the time attribute of ASHA: the pipeline's step (evolve: generation)
+COMPLETE = "complete"  # 1 on the report of a trial that ran to its end
+TRIAL_TAG = "tune_trial"  # the child run's tag: Tune's trial id
+NUMBER_TAG = "trial_number"
+
+
+@dataclass(frozen=True)
+class TrialSetup:
+    """What every trial of one search shares (sent once through Ray's object store)."""
+
+    conf_dir: str
+    cwd: str  # the driver's working directory: relative paths mean the same in every trial
+    pipeline: str
+    base: tuple[str, ...]  # overrides of every trial (preset + tracking)
+    objective: str
+    parent_run_id: str
+    search_id: str
+    steps: int | None  # steps the pipeline reports (None: it reports only its result)
+
+
+def trial_number(trial_id: str, tagged: str) -> int:
+    """The trial's 1-based number in its search: Tune writes it after the id in the trial's
+    directory name and experiment tag (``run_trial_0225bdb0_3_ga.p_mutation=...`` -> 3)."""
+    match = re.search(rf"(?:^|{re.escape(trial_id)}_)(\d+)_", tagged + "_")
+    return int(match.group(1)) if match else 0
+
+
+def run_name(number: int, params: Mapping[str, Any]) -> str:
+    """``trial 4 p_mutation=0.21 tournament=3``, at most 120 characters."""
+    keys = list(params)
+    parts = [f"{short_name(k, keys)}={_short(v)}" for k, v in params.items()]
+    name = f"trial {number} " + " ".join(parts)
+    return name if len(name) <= 120 else name[:119] + "…"
+
+
+def _short(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def numeric(metrics: Mapping[str, Any]) -> dict[str, float]:
+    """The finite numbers of a metrics mapping (what Tune can compare)."""
+    out = {}
+    for key, value in metrics.items():
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if is_number and math.isfinite(value):
+            out[key] = float(value)
+    return out
+
+
+def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
+    """The Tune function trainable (``tune.with_parameters(run_trial, setup=...)``)."""
+    from ray import tune
+
+    from sparring.runtime.app import objective_value
+
+    os.chdir(setup.cwd)  # Tune would run it in the trial's own directory
+    context = tune.get_context()
+    trial_id = context.get_trial_id()
+    number = trial_number(trial_id, Path(context.get_trial_dir()).name)
+    values = {k: plain(v) for k, v in params.items()}
+    cfg = target.compose(setup.conf_dir, setup.pipeline, [*setup.base, *overrides(values)])
+    cfg.tracking.parent_run_id = setup.parent_run_id
+    cfg.tracking.run_name = run_name(number, values)
+    cfg.tracking.tags = {
+        "sweep_id": setup.search_id,
+        TRIAL_TAG: trial_id,
+        NUMBER_TAG: str(number),
+    }
+    from sparring.config import to_typed
+
+    config: Any = to_typed(cfg)
+    pipeline = target.module(setup.pipeline)
+
+    def listener(step: int, total: int, metrics: Any) -> None:
+        if step >= total:
+            return  # the last step's numbers are the run's result, reported below
+        numbers = numeric(metrics())
+        report = {**numbers, OBJECTIVE: numbers[setup.objective], STEP: step, COMPLETE: 0}
+        try:
+            tune.report(report)
+        except SystemExit:  # Tune ends a stopped trial's thread with sys.exit at a report
+            raise StopRun(f"asha at step {step}/{total}") from None
+
+    try:
+        with reporting(listener):
+            result = pipeline.run(config)
+    except StopRun:
+        return
+    value = objective_value(config, result)
+    if value is None:  # checked up front; a pipeline that still reports none is a bug
+        raise RuntimeError(f"{setup.pipeline} reported no {setup.objective}")
+    numbers = numeric(result.get("metrics") or {})
+    tune.report({**numbers, OBJECTIVE: value, STEP: setup.steps or 1, COMPLETE: 1})

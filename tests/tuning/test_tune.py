@@ -1,0 +1,271 @@
+"""Hyperparameter search end to end: Ray Tune + Optuna + ASHA over tiny evolutions, every trial
+an MLflow child run, the best config rerun exactly, a killed search resumed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.pipelines import evolve, tune
+from sparring.tuning.trial import NUMBER_TAG, TRIAL_TAG
+from tests.configs import CONF_DIR
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.usefixtures("ray_session")
+
+
+def children(uri: str, search_id: str, status: str | None = None):
+    client = MlflowClient(uri)
+    runs = client.search_runs(
+        [e.experiment_id for e in client.search_experiments()],
+        filter_string=f"tags.sweep_id = '{search_id}'",
+    )
+    kids = [r for r in runs if "mlflow.parentRunId" in r.data.tags]
+    return [r for r in kids if status is None or r.info.status == status]
+
+
+def test_tpe_search_four_trials_two_at_once(pipeline_config, tmp_path, monkeypatch, mlflow_store):
+    """A TPE search of 4 trials, 2 at once: a parent and 4 children in MLflow, the best config
+    file composes, and rerunning it reproduces the best trial's objective exactly."""
+    monkeypatch.chdir(tmp_path)  # trials run in the driver's directory: deals, checkpoints
+    job = pipeline_config(
+        "tune",
+        "search=ga_smoke",
+        "trials=4",
+        "concurrency=2",
+        "search_id=tpe4",
+        f"storage={tmp_path / 'tune'}",
+        f"best_dir={tmp_path / 'best'}",
+    )
+    out = tune.run(job)
+    uri = mlflow_store["uri"]
+    client = MlflowClient(uri)
+    parent = client.get_run(out["run_id"])
+    assert parent.info.status == "FINISHED"
+    assert parent.data.tags["sweep_id"] == "tpe4" and parent.data.tags["sweep_parent"] == "true"
+    kids = children(uri, "tpe4")
+    assert len(kids) == 4
+    assert {k.data.tags["mlflow.parentRunId"] for k in kids} == {out["run_id"]}
+    assert sorted(int(k.data.tags[NUMBER_TAG]) for k in kids) == [1, 2, 3, 4]
+    records = {r.trial_id: r for r in out["trials"]}
+    for kid in kids:  # each child is tagged with how its trial ended
+        record = records[kid.data.tags[TRIAL_TAG]]
+        assert kid.data.tags["trial_state"] == record.state
+        expected = {"finished": "FINISHED", "stopped": "KILLED"}[record.state]
+        assert kid.info.status == expected
+    artifacts = {a.path for a in client.list_artifacts(out["run_id"])}
+    assert {"tpe4.yaml", "objective.png", "trials.txt", "importance.png"} <= artifacts
+    best = out["best"]
+    assert best.state == "finished"
+    assert parent.data.metrics["best_objective"] == best.objective
+
+    # The best config file composes with evolve and reproduces the best trial exactly.
+    from sparring.config import to_typed
+    from tests.configs import compose_config
+
+    cfg = compose_config(
+        "evolve",
+        "+best=tpe4",
+        f"hydra.searchpath=[file://{tmp_path}]",
+        "registry.register=false",
+    )
+    cfg.tracking.uri = uri
+    config = to_typed(cfg)
+    for key, value in best.params.items():
+        section, name = key.split(".")
+        assert str(getattr(getattr(config, section), name)) == str(value)
+    rerun = evolve.run(config)
+    assert rerun["metrics"]["champion_bb100_vs_mixed"] == best.objective
+
+
+def preset(tmp_path: Path, name: str, text: str) -> str:
+    """A search preset in a directory of its own; returns the searchpath override."""
+    (tmp_path / "conf" / "search").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "conf" / "search" / f"{name}.yaml").write_text(text)
+    return f"hydra.searchpath=[file://{tmp_path / 'conf'}]"
+
+
+ASHA_CASE = """
+defaults:
+  - ga_smoke
+  - _self_
+name: asha_case
+algorithm: grid
+space:   # a 2 x 2 grid of the smoke space; the other keys keep evolve's values
+  ga.crossover_policy: {grid: null}
+  ga.tournament: {grid: null}
+scheduler:
+  grace_period: 1          # a rung after every generation ...
+  reduction_factor: 2      # ... that keeps the better half
+"""
+
+
+def test_asha_stops_a_trial_early(pipeline_config, tmp_path, monkeypatch, mlflow_store):
+    """A constructed case: a grid, one trial at a time, a rung after every generation keeping
+    half. The first trial sets the bar; a later one below it at a rung is stopped: its run is
+    KILLED, tagged stopped_by and trial_state=stopped (evolve is deterministic, so is this)."""
+    monkeypatch.chdir(tmp_path)
+    job = pipeline_config(
+        "tune",
+        preset(tmp_path, "asha_case", ASHA_CASE),
+        "search=asha_case",
+        "concurrency=1",
+        "search_id=asha",
+        f"storage={tmp_path / 'tune'}",
+        f"best_dir={tmp_path / 'best'}",
+    )
+    assert job.search.grid_size() == 4
+    out = tune.run(job)
+    assert len(out["trials"]) == 4
+    stopped = [r for r in out["trials"] if r.state == "stopped"]
+    assert stopped, [(r.number, r.state, r.objective) for r in out["trials"]]
+    assert out["trials"][0].state == "finished"  # nothing to compare the first one with
+    for record in stopped:
+        assert 1 <= record.step < 6
+    runs = {r.data.tags[TRIAL_TAG]: r for r in children(mlflow_store["uri"], "asha")}
+    assert len(runs) == 4
+    for record in stopped:
+        run = runs[record.trial_id]
+        assert run.info.status == "KILLED"
+        assert run.data.tags["sparring.stopped_by"].startswith("asha at step")
+        assert run.data.tags["trial_state"] == "stopped"
+    assert out["metrics"]["trials_stopped"] == len(stopped)
+
+
+def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
+    """Kill the search (the driver, SIGKILL) after two trials finished; the resumed search
+    reruns neither of them and ends with every trial finished once."""
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    args = [
+        sys.executable,
+        str(ROOT / "pipelines" / "tune.py"),
+        "search=ga_smoke",
+        "search.scheduler.asha=false",
+        "trials=4",
+        "concurrency=1",
+        "search_id=killed",
+        f"storage={tmp_path / 'tune'}",
+        f"best_dir={tmp_path / 'best'}",
+        f"tracking.uri={uri}",
+        "ray.num_cpus=2",
+    ]
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    first = subprocess.Popen(
+        args, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    deadline = time.monotonic() + 400
+    try:
+        while len(children(uri, "killed", "FINISHED")) < 2:
+            assert first.poll() is None, first.stderr.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "two trials did not finish in time"
+            time.sleep(0.5)
+        time.sleep(2)  # Tune saves its state every second
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    done_before = {r.data.tags[TRIAL_TAG] for r in children(uri, "killed", "FINISHED")}
+    assert len(done_before) >= 2 and len(done_before) < 4
+    second = subprocess.run(
+        [*args, "resume=true"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert second.returncode == 0, second.stderr[-3000:]
+    runs = children(uri, "killed", "FINISHED")
+    ids = [r.data.tags[TRIAL_TAG] for r in runs]
+    assert len(ids) == 4 and len(set(ids)) == 4  # every trial finished exactly once
+    assert done_before <= set(ids)
+    interrupted = children(uri, "killed", "KILLED")
+    for run in interrupted:  # a trial cut by the kill was run again from its start
+        assert run.data.tags["sparring.ended_by"].startswith("search interrupted")
+        assert run.data.tags[TRIAL_TAG] in ids
+    parents = MlflowClient(uri).search_runs(
+        [MlflowClient(uri).get_experiment_by_name("evolve").experiment_id],
+        filter_string="tags.sweep_parent = 'true'",
+    )
+    assert len(parents) == 1 and parents[0].info.status == "FINISHED"
+    assert (tmp_path / "best" / "killed.yaml").exists()
+
+
+BAD_SPACES = {
+    "empty": ("space: {}", "search.space={} is not allowed: expected at least one key"),
+    "unknown_key": (
+        "space:\n  ga.mutation_rate: {type: uniform, low: 0.1, high: 0.5}",
+        "search.space.ga.mutation_rate: ga.mutation_rate is not a known key",
+    ),
+    "low_above_high": (
+        "space:\n  ga.p_mutation: {type: uniform, low: 0.5, high: 0.1}",
+        "search.space.ga.p_mutation.high=0.1 is not allowed: expected a number above low=0.5",
+    ),
+    "outside_the_schema": (
+        "space:\n  ga.p_mutation: {type: uniform, low: 0.5, high: 1.5}",
+        "search.space.ga.p_mutation: ga.p_mutation=1.5 is not allowed",
+    ),
+    "unknown_distribution": (
+        "space:\n  ga.p_mutation: {type: gaussian, low: 0.1, high: 0.5}",
+        "search.space.ga.p_mutation.type=gaussian is not allowed: expected one of uniform",
+    ),
+    "log_of_zero": (
+        "space:\n  ga.variance: {type: loguniform, low: 0, high: 0.5}",
+        "search.space.ga.variance.low=0 is not allowed: expected a number > 0",
+    ),
+    "choice_without_values": (
+        "space:\n  ga.crossover_policy: {type: choice}",
+        "search.space.ga.crossover_policy.values=None is not allowed: expected a non-empty",
+    ),
+    "choice_not_allowed": (
+        "space:\n  ga.crossover_policy: {type: choice, values: [cycle, sideways]}",
+        "search.space.ga.crossover_policy: ga.crossover_policy=sideways is not allowed",
+    ),
+}
+
+
+def refusal(searchpath: str) -> str:
+    """The one line a bad preset gets: from composing the search's config or from checking
+    its space against the target's schema (what the tune pipeline does before any trial)."""
+    from sparring.config import to_typed
+    from sparring.runtime.errors import one_line
+    from sparring.tuning import target
+    from tests.configs import compose_config
+
+    try:
+        job = to_typed(compose_config("tune", searchpath, "search=bad"))
+        target.check(str(CONF_DIR), job.search)
+    except Exception as exc:
+        line = one_line(exc)
+        assert line is not None and "\n" not in line, repr(exc)
+        return line
+    raise AssertionError("the preset was accepted")
+
+
+def bad_preset(tmp_path: Path, case: str) -> tuple[str, str]:
+    text, expected = BAD_SPACES[case]
+    body = f"name: bad\npipeline: evolve\nobjective: champion_bb100_vs_mixed\n{text}\n"
+    return preset(tmp_path, "bad", body), expected
+
+
+@pytest.mark.parametrize("case", sorted(BAD_SPACES))
+def test_bad_search_spaces_are_refused_in_one_line(case, tmp_path):
+    searchpath, expected = bad_preset(tmp_path, case)
+    assert refusal(searchpath).startswith(expected)
+
+
+def test_the_command_refuses_a_bad_space_before_any_work(tmp_path):
+    """From the command line: one line, exit status 2, no Ray, no data, no MLflow store."""
+    searchpath, expected = bad_preset(tmp_path, "outside_the_schema")
+    out = subprocess.run(
+        [sys.executable, "-m", "sparring.cli", "tune", searchpath, "search=bad"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2, out.stderr[-2000:]
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: " + expected), out.stderr
+    assert not (tmp_path / "data").exists() and not (tmp_path / "mlflow.db").exists()
