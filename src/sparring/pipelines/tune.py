@@ -94,6 +94,7 @@ def run(job: TuneConfig) -> dict[str, Any]:
         parent_run_id=parent,
         search_id=search_id,
         steps=steps,
+        report_steps=bool(search.scheduler.asha and steps),
     )
     console.print(
         f"search {search_id}: {search.algorithm} over {len(search.space)} keys of "
@@ -243,6 +244,8 @@ def _fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: 
             scheduler=scheduler,
             num_samples=samples,
             max_concurrent_trials=job.concurrency,
+            # a new process per trial costs ~10 s of imports (Ray, MLflow, numba kernels)
+            reuse_actors=True,
         ),
         run_config=tune.RunConfig(
             name=path.name,

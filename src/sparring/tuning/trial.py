@@ -41,6 +41,7 @@ class TrialSetup:
     parent_run_id: str
     search_id: str
     steps: int | None  # steps the pipeline reports (None: it reports only its result)
+    report_steps: bool = True  # False without a scheduler: no per-step objective to compute
 
 
 def trial_number(trial_id: str, tagged: str) -> int:
@@ -97,7 +98,7 @@ def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
     pipeline = target.module(setup.pipeline)
 
     def listener(step: int, total: int, metrics: Any) -> None:
-        if step >= total:
+        if step >= total or not setup.report_steps:
             return  # the last step's numbers are the run's result, reported below
         numbers = numeric(metrics())
         report = {**numbers, OBJECTIVE: numbers[setup.objective], STEP: step, COMPLETE: 0}
