@@ -43,6 +43,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) -m sparring.cli retrain history
 	$(PY) pipelines/league.py deals.heldout=150 league.bootstrap=50
 	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
+	$(PY) -m sparring.cli tune search=ga_smoke trials=4 concurrency=2 search_id=make-run-$$(date +%Y%m%d-%H%M%S)
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
 	$(PY) -m sparring.cli results
 	@if command -v chromium >/dev/null; then $(PY) -m sparring.runtime.screenshots --out data/ui; \

@@ -57,3 +57,51 @@ def test_tiny_grid_matches_the_cells_played_serially(ray_session, pipeline_confi
 )
 def test_bad_configs_are_refused_before_any_work(overrides, message):
     assert re.search(message, config_error("eleusis_bench", *overrides))
+
+
+def test_scientist_params_fill_the_specs_that_name_none(pipeline_config):
+    job = pipeline_config(
+        "eleusis_bench",
+        "scientists=[kl_ucb,'kl_ucb:c=0.3',dirichlet_gibbs,frequency,oracle]",
+        "params.kl_ucb_c=0.7",
+        "params.frequency_reset=20",
+    )
+    assert job.played() == [
+        "kl_ucb:c=0.7",
+        "kl_ucb:c=0.3",
+        "dirichlet_gibbs",
+        "frequency:reset=20",
+        "oracle",
+    ]
+
+
+def test_a_scientist_param_out_of_range_is_refused():
+    from tests.configs import config_error
+
+    line = config_error("eleusis_bench", "params.kl_ucb_c=-1")
+    assert line.startswith("params.kl_ucb_c=-1 is not allowed: expected a number in (0, inf)")
+
+
+def test_oracle_ratios_average_finite_cells_per_scientist():
+    """Known values: two decks for kl_ucb (1.5 and 2.5 -> 2.0), one for frequency (3.0, the
+    other deck cannot finish), the oracle left out; the overall mean is over scientists."""
+    from sparring.eleusis.bench import CellResult
+    from sparring.pipelines.eleusis_bench import oracle_ratios
+
+    def cell(deck, scientist, guesses, oracle):
+        return CellResult(deck, 100, scientist, 10, guesses, 1.0, 0.0, oracle, 0.0, 0.0, 1.0, 0.0)
+
+    inf = float("inf")
+    results = [
+        cell("a", "kl_ucb:c=0.7", 150.0, 100.0),
+        cell("b", "kl_ucb:c=0.7", 125.0, 50.0),
+        cell("a", "frequency", 300.0, 100.0),
+        cell("c", "frequency", 999.0, inf),
+        cell("a", "oracle", 90.0, 100.0),
+    ]
+    ratios = oracle_ratios(results)
+    assert ratios == {
+        "guesses_over_oracle/kl_ucb": 2.0,
+        "guesses_over_oracle/frequency": 3.0,
+        "guesses_over_oracle": 2.5,
+    }

@@ -269,3 +269,17 @@ def test_the_command_refuses_a_bad_space_before_any_work(tmp_path):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: " + expected), out.stderr
     assert not (tmp_path / "data").exists() and not (tmp_path / "mlflow.db").exists()
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (CONF_DIR / "search").glob("*.yaml")))
+def test_every_search_preset_passes_its_own_checks(name):
+    """Every shipped preset composes and each end of its space is a valid target config."""
+    from sparring.config import to_typed
+    from sparring.tuning import target
+    from tests.configs import compose_config
+
+    job = to_typed(compose_config("tune", f"search={name}"))
+    config = target.check(str(CONF_DIR), job.search)
+    assert config.objective == job.search.objective
+    if job.search.algorithm == "grid" or any(s.grid for s in job.search.space.values()):
+        assert job.search.grid_size() >= 1

@@ -108,12 +108,32 @@ def _metric_name(*parts: object) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-/ ]", "_", "/".join(str(p) for p in parts))
 
 
+REFERENCES = ("oracle", "optimal")  # they define the yardstick: not in the ratios
+
+
+def oracle_ratios(results: list[CellResult]) -> dict[str, float]:
+    """Mean guesses over the oracle's expected guesses, per scientist (``guesses_over_oracle/
+    <name>``) and over every non-reference scientist (``guesses_over_oracle``), across the cells
+    whose decks can finish (1 = as good as the oracle; lower is better)."""
+    per: dict[str, list[float]] = {}
+    for r in results:
+        name = r.scientist.split(":", 1)[0]
+        if name in REFERENCES or not (np.isfinite(r.oracle_expected) and r.oracle_expected > 0):
+            continue
+        per.setdefault(name, []).append(r.mean_guesses / r.oracle_expected)
+    out = {f"guesses_over_oracle/{name}": float(np.mean(v)) for name, v in per.items()}
+    if per:
+        out["guesses_over_oracle"] = float(np.mean([np.mean(v) for v in per.values()]))
+    return out
+
+
 def run(job: EleusisBenchConfig) -> dict[str, Any]:
     """Play every cell; returns the output path, the MLflow run id and the metrics (mean
     guesses, DNF rate and ratio to the oracle per deck and scientist)."""
     output = Path(job.output)
     init_ray(job.ray)
-    cells = [(d, h, s) for d in job.decks for h in job.h0 for s in job.scientists]
+    scientists = job.played()
+    cells = [(d, h, s) for d in job.decks for h in job.h0 for s in scientists]
     with tracked_run(job, "eleusis_bench") as mlrun:
         start = time.perf_counter()
         played: list[tuple[CellResult, Games]] = parallel_map(
@@ -148,6 +168,7 @@ def run(job: EleusisBenchConfig) -> dict[str, Any]:
                 metrics[f"{base}/minus_baseline"] = mean
                 metrics[f"{base}/minus_baseline_low"] = low
                 metrics[f"{base}/minus_baseline_high"] = high
+        metrics.update(oracle_ratios(results))
         mlrun.log_metrics(metrics)
         rows = [
             [
@@ -172,12 +193,12 @@ def run(job: EleusisBenchConfig) -> dict[str, Any]:
         mlrun.log_artifact(output, "data")
         mlrun.log_artifact(per_game, "data")
         with tempfile.TemporaryDirectory() as tmp:
-            ratio: dict[str, list[float]] = {s: [] for s in job.scientists}
+            ratio: dict[str, list[float]] = {s: [] for s in scientists}
             labels = []
             for d in job.decks:
                 for h in job.h0:
                     labels.append(f"{d} H0={h}")
-                    for s in job.scientists:
+                    for s in scientists:
                         r = next(x for x in results if (x.deck, x.h0, x.scientist) == (d, h, s))
                         finite = np.isfinite(r.oracle_expected) and r.oracle_expected > 0
                         ratio[s].append(r.mean_guesses / r.oracle_expected if finite else 0.0)
