@@ -102,7 +102,7 @@ def main() -> None:
     p = parser(__doc__.split("\n")[0])
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     p.add_argument("--trials", type=int, default=24)
-    p.add_argument("--generations", type=int, default=20)
+    p.add_argument("--generations", type=int, default=10)
     p.add_argument("--skip-quality", action="store_true")
     args = p.parse_args()
     root = Path(tempfile.mkdtemp(prefix="tune-bench-"))

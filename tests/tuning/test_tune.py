@@ -124,13 +124,14 @@ def test_asha_stops_a_trial_early(pipeline_config, tmp_path, monkeypatch, mlflow
     assert job.search.grid_size() == 4
     out = tune.run(job)
     assert len(out["trials"]) == 4
+    assert [r.number for r in out["trials"]] == [1, 2, 3, 4]  # a grid's count from 1 too
     stopped = [r for r in out["trials"] if r.state == "stopped"]
     assert stopped, [(r.number, r.state, r.objective) for r in out["trials"]]
     assert out["trials"][0].state == "finished"  # nothing to compare the first one with
     for record in stopped:
         assert 1 <= record.step < 6
     runs = {r.data.tags[TRIAL_TAG]: r for r in children(mlflow_store["uri"], "asha")}
-    assert len(runs) == 4
+    assert sorted(int(r.data.tags[NUMBER_TAG]) for r in runs.values()) == [1, 2, 3, 4]
     for record in stopped:
         run = runs[record.trial_id]
         assert run.info.status == "KILLED"

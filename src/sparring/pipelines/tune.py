@@ -95,6 +95,7 @@ def run(job: TuneConfig) -> dict[str, Any]:
         search_id=search_id,
         steps=steps,
         report_steps=bool(search.scheduler.asha and steps),
+        grid=search.algorithm is Algorithm.grid,
     )
     console.print(
         f"search {search_id}: {search.algorithm} over {len(search.space)} keys of "
@@ -102,7 +103,7 @@ def run(job: TuneConfig) -> dict[str, Any]:
         f"{'maximise' if maximize else 'minimise'} {objective}; parent MLflow run {parent}"
     )
     results = _fit(job, setup, path, maximize, steps)
-    records = _records(results, steps)
+    records = _records(results, setup.grid)
     unfinished = [r for r in records if r.state == "unfinished"]
     expected = search.grid_size() if search.algorithm is Algorithm.grid else job.trials
     if unfinished or len(records) < expected:
@@ -251,7 +252,7 @@ def _fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: 
             name=path.name,
             storage_path=str(path.parent),
             verbose=0,
-            callbacks=[_Progress(setup.objective, steps)],
+            callbacks=[_Progress(setup.objective, setup.grid)],
             failure_config=tune.FailureConfig(max_failures=0),
         ),
     )
@@ -261,24 +262,22 @@ def _fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: 
 class _Progress(Callback):
     """One line per ended trial: its objective, how it ended, the best so far."""
 
-    def __init__(self, objective: str, steps: int | None) -> None:
+    def __init__(self, objective: str, grid: bool) -> None:
         self.objective = objective
-        self.steps = steps
-        self.ended = 0
+        self.grid = grid
 
     def on_trial_complete(self, iteration, trials, trial, **info) -> None:
-        self.ended += 1
         result = trial.last_result or {}
         value = result.get(OBJECTIVE)
         how = "finished" if result.get(COMPLETE) else f"stopped at step {result.get(STEP)}"
         console.print(
-            f"trial {trial_number(trial.trial_id, trial.experiment_tag)} {how}: {self.objective} "
+            f"trial {trial_number(trial.trial_id, trial.experiment_tag, self.grid)} {how}: {self.objective} "
             f"{summary.fmt(value)}  {_params_text(trial.config)}",
             soft_wrap=True,
         )
 
     def on_trial_error(self, iteration, trials, trial, **info) -> None:
-        number = trial_number(trial.trial_id, trial.experiment_tag)
+        number = trial_number(trial.trial_id, trial.experiment_tag, self.grid)
         console.print(f"trial {number} failed: see {trial.path}")
 
 
@@ -290,7 +289,7 @@ def _params_text(params: dict[str, Any]) -> str:
     )
 
 
-def _records(results, steps: int | None) -> list[summary.TrialRecord]:
+def _records(results, grid: bool) -> list[summary.TrialRecord]:
     """Every trial as Tune ended it (the ResultGrid's Tune trials: status and last result)."""
     records = []
     for trial in results._experiment_analysis.trials:  # no public list of Trial objects
@@ -305,7 +304,7 @@ def _records(results, steps: int | None) -> list[summary.TrialRecord]:
             state = "stopped"
         records.append(
             summary.TrialRecord(
-                number=trial_number(trial.trial_id, trial.experiment_tag),
+                number=trial_number(trial.trial_id, trial.experiment_tag, grid),
                 trial_id=trial.trial_id,
                 params=dict(trial.config),
                 objective=last.get(OBJECTIVE),

@@ -42,13 +42,15 @@ class TrialSetup:
     search_id: str
     steps: int | None  # steps the pipeline reports (None: it reports only its result)
     report_steps: bool = True  # False without a scheduler: no per-step objective to compute
+    grid: bool = False  # a grid search (Tune numbers its trials from 0)
 
 
-def trial_number(trial_id: str, tagged: str) -> int:
-    """The trial's 1-based number in its search: Tune writes it after the id in the trial's
-    directory name and experiment tag (``run_trial_0225bdb0_3_ga.p_mutation=...`` -> 3)."""
+def trial_number(trial_id: str, tagged: str, grid: bool = False) -> int:
+    """The trial's 1-based number in its search. Tune writes its index after the id in the
+    trial's directory name and experiment tag (``run_trial_0225bdb0_3_ga.p_mutation=...``):
+    counted from 1 for a searcher's trials, from 0 for a grid's (Tune's own variant generator)."""
     match = re.search(rf"(?:^|{re.escape(trial_id)}_)(\d+)_", tagged + "_")
-    return int(match.group(1)) if match else 0
+    return int(match.group(1)) + (1 if grid else 0) if match else 0
 
 
 def run_name(number: int, params: Mapping[str, Any]) -> str:
@@ -82,7 +84,7 @@ def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
     os.chdir(setup.cwd)  # Tune would run it in the trial's own directory
     context = tune.get_context()
     trial_id = context.get_trial_id()
-    number = trial_number(trial_id, Path(context.get_trial_dir()).name)
+    number = trial_number(trial_id, Path(context.get_trial_dir()).name, setup.grid)
     values = {k: plain(v) for k, v in params.items()}
     cfg = target.compose(setup.conf_dir, setup.pipeline, [*setup.base, *overrides(values)])
     cfg.tracking.parent_run_id = setup.parent_run_id
