@@ -270,8 +270,9 @@ class _Progress(Callback):
         result = trial.last_result or {}
         value = result.get(OBJECTIVE)
         how = "finished" if result.get(COMPLETE) else f"stopped at step {result.get(STEP)}"
+        number = trial_number(trial.trial_id, trial.experiment_tag, self.grid)
         console.print(
-            f"trial {trial_number(trial.trial_id, trial.experiment_tag, self.grid)} {how}: {self.objective} "
+            f"trial {number} {how}: {self.objective} "
             f"{summary.fmt(value)}  {_params_text(trial.config)}",
             soft_wrap=True,
         )
