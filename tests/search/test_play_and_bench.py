@@ -58,7 +58,35 @@ def test_pipeline_counts_nodes_and_deeper_players_score_more(
         ("searchers=[minimax,deep_blue]", "searchers[1]=deep_blue is not allowed: expected one"),
         ("match.players.d2=full@x", "match.players.d2=full@x is not allowed: expected searcher@"),
         ("time_s=0", "time_s=0 is not allowed"),
+        ("match.players.d2=full@0ms", "match.players.d2=full@0ms is not allowed: expected"),
+        ("match.challenger.spec=full@", "match.challenger.spec=full@ is not allowed: expected"),
+        ("match.challenger.memory_mb=0", "match.challenger.memory_mb=0 is not allowed"),
+        ("match.challenger.aspiration=-1", "match.challenger.aspiration=-1 is not allowed"),
     ],
 )
 def test_bad_config(override, message):
     assert message in config_error("search_bench", override)
+
+
+def test_players_take_a_depth_or_a_time_budget_and_the_challenger_its_settings(pipeline_config):
+    from sparring.config.search_bench import Player, parse_player
+
+    assert parse_player("p", "full@3") == Player("full", 3)
+    assert parse_player("p", "id_tt@250ms") == Player("id_tt", None, 0.25)
+    job = pipeline_config(
+        "search_bench",
+        "match.challenger.spec=full@40ms",
+        "match.challenger.aspiration=25",
+        "match.challenger.memory_mb=8",
+    )
+    players = job.match.parsed
+    assert list(players) == ["d1", "d2", "d3", "challenger"]
+    engine = players["challenger"].engine("challenger")
+    assert (engine.name, engine.aspiration, engine.memory_mb, engine.time_s) == (
+        "challenger",
+        25,
+        8,
+        0.04,
+    )
+    default = players["d2"].engine("d2")  # the others keep the full searcher's own settings
+    assert (default.aspiration, default.memory_mb, players["d2"].depth) == (200, 100, 2)

@@ -122,10 +122,10 @@ def depth_in_budget(kind: str, time_s: float, memory_mb: int) -> dict:
 
 
 def play_pairing(item: tuple[str, str, int], players: dict, opening_plies: int) -> dict:
-    """One task: one game between two fixed-depth players."""
+    """One task: one game between two players (``Player``: fixed depth or time budget)."""
     south, north, seed = item
-    configs = {n: searcher(players[n][0], name=n) for n in (south, north)}
-    depths = {n: players[n][1] for n in (south, north)}
+    configs = {n: players[n].engine(n) for n in (south, north)}
+    depths = {n: players[n].depth for n in (south, north) if players[n].depth}
     result = play_game(
         FlagBotsConfig(), configs[south], configs[north], seed, depths, opening_plies
     )
