@@ -27,9 +27,7 @@ from sparring.config.compare import CompareConfig
 from sparring.pipelines.plots import grouped_bars
 from sparring.pipelines.report import console, print_table
 from sparring.runtime.errors import ConfigError, UsageError
-from sparring.runtime.sweep import SWEPT_TAG
-
-PARENT_TAG = "sweep_parent"
+from sparring.runtime.sweep import PARENT_TAG, SWEPT_TAG
 
 
 @dataclass

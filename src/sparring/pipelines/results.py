@@ -13,6 +13,7 @@ from mlflow.entities import Run
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines.report import print_table
+from sparring.runtime.sweep import PARENT_TAG
 
 # Headline metrics per pipeline (experiment name), as MLflow names or fnmatch patterns.
 HEADLINES: dict[str, tuple[str, ...]] = {
@@ -45,7 +46,7 @@ def is_top_level(run: Run) -> bool:
     """A run someone started: not nested under another (a retrain's evolve, a sweep's job) and
     not a sweep's parent (which has no results of its own)."""
     tags = run.data.tags
-    return "mlflow.parentRunId" not in tags and tags.get("sweep_parent") != "true"
+    return "mlflow.parentRunId" not in tags and tags.get(PARENT_TAG) != "true"
 
 
 def latest_top_level(client: MlflowClient, experiment_id: str) -> Run | None:

@@ -28,15 +28,8 @@ from sparring.pipelines.report import console, print_table
 from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.ray_session import init_ray
-from sparring.runtime.sweep import SWEPT_TAG
-from sparring.runtime.tracking import (
-    ENDED_TAG,
-    RunLogger,
-    experiment_id,
-    git_commit,
-    open_store,
-    source_tags,
-)
+from sparring.runtime.sweep import create_parent
+from sparring.runtime.tracking import ENDED_TAG, RunLogger, experiment_id, open_store
 from sparring.tuning import summary, target
 from sparring.tuning.space import grid, optuna_distributions, short_name
 from sparring.tuning.trial import COMPLETE, OBJECTIVE, STEP, TrialSetup, run_trial, trial_number
@@ -138,22 +131,17 @@ def _parent_run(client, exp: str, path: Path, job: TuneConfig, search_id: str, o
         _close_interrupted(client, exp, parent)
         return parent
     search = job.search
-    commit = git_commit()
-    run = client.create_run(
+    run_id = create_parent(
+        client,
         exp,
-        run_name=search_id,
-        tags={
-            "sweep_id": search_id,
-            "pipeline": search.pipeline,
-            "sweep_parent": "true",
-            "search_algorithm": str(search.algorithm),
-            "objective": objective,
-            "git_commit": commit,
-            **source_tags("tune", commit),
-            SWEPT_TAG: json.dumps({k: _space_text(s) for k, s in search.space.items()}),
-        },
+        search_id,
+        search.pipeline,
+        {k: _space_text(s) for k, s in search.space.items()},
+        source="tune",
+        search_algorithm=str(search.algorithm),
+        objective=objective,
     )
-    logger = RunLogger(client, run.info.run_id, exp)
+    logger = RunLogger(client, run_id, exp)
     logger.log_params(
         {
             "search": search.name,
@@ -167,9 +155,9 @@ def _parent_run(client, exp: str, path: Path, job: TuneConfig, search_id: str, o
     )
     path.mkdir(parents=True, exist_ok=True)
     tmp = state.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"parent_run_id": run.info.run_id, "search_id": search_id}))
+    tmp.write_text(json.dumps({"parent_run_id": run_id, "search_id": search_id}))
     os.replace(tmp, state)
-    return run.info.run_id
+    return run_id
 
 
 def _space_text(spec) -> str:

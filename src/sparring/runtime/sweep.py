@@ -18,6 +18,39 @@ from omegaconf import DictConfig, OmegaConf
 PARENT_ENV = "SPARRING_SWEEP_PARENT_RUN"
 SWEPT_TAG = "sweep_params"  # on the parent: JSON {param: its values}
 SWEEP_ENV = "SPARRING_SWEEP_ID"
+SWEEP_ID_TAG = "sweep_id"  # on the parent and every child: the sweep's (or search's) id
+PARENT_TAG = "sweep_parent"  # "true" on the parent run of a sweep or search
+
+
+def create_parent(
+    client: Any,
+    experiment: str,
+    sweep_id: str,
+    pipeline: str,
+    swept: dict,
+    source: str | None = None,
+    **tags: str,
+) -> str:
+    """The parent run of a sweep or search over ``pipeline``: named and tagged with its id,
+    the swept keys (``swept``: key -> their values) and the standard source tags of the script
+    that drives it (``source``, default the pipeline's own); returns its id."""
+    from sparring.runtime.tracking import git_commit, source_tags
+
+    commit = git_commit()
+    run = client.create_run(
+        experiment,
+        run_name=sweep_id,
+        tags={
+            SWEEP_ID_TAG: sweep_id,
+            "pipeline": pipeline,
+            PARENT_TAG: "true",
+            "git_commit": commit,
+            **source_tags(source or pipeline, commit),
+            SWEPT_TAG: json.dumps(swept),
+            **tags,
+        },
+    )
+    return str(run.info.run_id)
 
 
 class SweepParent(Callback):
@@ -30,7 +63,7 @@ class SweepParent(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
         from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
-        from sparring.runtime.tracking import experiment_id, git_commit, open_store, source_tags
+        from sparring.runtime.tracking import experiment_id, open_store
 
         tracking = to_container(config.get("tracking") or {})
         pipeline = str(config.hydra.job.name)
@@ -38,19 +71,8 @@ class SweepParent(Callback):
         client = self.client = open_store(uri)
         exp = experiment_id(client, tracking.get("experiment") or pipeline, tracking)
         sweep_id = f"{pipeline}-{self.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-        run = client.create_run(
-            exp,
-            run_name=sweep_id,
-            tags={
-                "sweep_id": sweep_id,
-                "pipeline": pipeline,
-                "sweep_parent": "true",
-                "git_commit": git_commit(),
-                **source_tags(pipeline, git_commit()),
-                SWEPT_TAG: json.dumps(OmegaConf.to_container(config.hydra.sweeper.params)),
-            },
-        )
-        self.run_id = run.info.run_id
+        swept: Any = OmegaConf.to_container(config.hydra.sweeper.params)
+        self.run_id = create_parent(client, exp, sweep_id, pipeline, swept)
         os.environ[PARENT_ENV] = self.run_id
         os.environ[SWEEP_ENV] = sweep_id
         print(f"sweep {sweep_id}: parent MLflow run {self.run_id}")
