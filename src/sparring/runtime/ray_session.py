@@ -59,11 +59,25 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
             # any cluster that `ray start` left running on this machine.
             kwargs["address"] = "local"
             kwargs["num_cpus"] = num_cpus
+            _loopback_only()
             kwargs["include_dashboard"] = options["include_dashboard"]
         ray.init(**kwargs)
         if not options["address"]:
             start_reaper()  # the embedded Ray's agents must not outlive a killed driver
     return dict(ray.cluster_resources())
+
+
+def _loopback_only() -> None:
+    """Make the embedded Ray listen on 127.0.0.1 only.
+
+    Ray turns a node address of 127.0.0.1 into the machine's outward address
+    (``services.resolve_ip_for_localhost``), so its GCS, raylet, agents and workers would
+    listen on every interface. The one switch that keeps them on loopback is the flag Ray sets
+    on macOS and Windows ("no cluster on this machine"); an embedded Ray is exactly that, and
+    Ray reads the flag at call time. ``tests/ops/test_loopback.py`` lists what listens."""
+    from ray._private import ray_constants
+
+    ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 def shutdown_ray() -> None:
