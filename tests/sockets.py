@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 from dataclasses import dataclass
+from pathlib import Path
 
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 
@@ -22,7 +23,7 @@ def descendants(pid: int) -> list[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                stat = open(f"/proc/{entry}/stat").read()
+                stat = Path(f"/proc/{entry}/stat").read_text()
             except OSError:
                 continue
             parent = int(stat.rsplit(")", 1)[1].split()[1])
@@ -40,7 +41,7 @@ def _listening_sockets() -> dict[str, tuple[str, int]]:
     out = {}
     for table, family in (("tcp", socket.AF_INET), ("tcp6", socket.AF_INET6)):
         try:
-            lines = open(f"/proc/net/{table}").read().splitlines()[1:]
+            lines = Path(f"/proc/net/{table}").read_text().splitlines()[1:]
         except OSError:
             continue
         for line in lines:
@@ -60,7 +61,7 @@ def listeners(pid: int) -> set[Listener]:
     found = set()
     for member in descendants(pid):
         try:
-            name = open(f"/proc/{member}/comm").read().strip()
+            name = Path(f"/proc/{member}/comm").read_text().strip()
             fds = os.listdir(f"/proc/{member}/fd")
         except OSError:
             continue
