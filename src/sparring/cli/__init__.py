@@ -24,11 +24,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from sparring.cli import eleusis, flagbots, mus, poker, runs, tune
+from sparring.cli import cluster, eleusis, flagbots, mus, poker, runs, tune
 from sparring.cli.common import EXIT_USAGE, Parser
 from sparring.runtime.errors import EXIT_INTERRUPTED, one_line
 
-DOMAINS = (poker, mus, eleusis, flagbots, runs, tune)
+DOMAINS = (poker, mus, eleusis, flagbots, runs, tune, cluster)
 GROUPS = {
     "poker": "poker tools (replay a hand of a deal set)",
     "play": "play a game in the terminal",
