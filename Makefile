@@ -46,6 +46,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) -m sparring.cli tune search=ga_smoke trials=4 concurrency=2 search_id=make-run-$$(date +%Y%m%d-%H%M%S)
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
 	$(PY) -m sparring.cli results
+	$(PY) -m sparring.cli cluster config --image ami-0abc12345def67890 -o data/cluster.example.yaml
 	@if command -v chromium >/dev/null; then $(PY) -m sparring.runtime.screenshots --out data/ui; \
 	else echo "(apt-get install chromium for screenshots of the MLflow UI: python -m sparring.runtime.screenshots)"; fi
 	@echo
