@@ -55,3 +55,14 @@ def test_failed_tasks_are_retried(ray_session, tmp_path):
 def test_a_task_that_keeps_failing_raises(ray_session):
     with pytest.raises(ValueError, match="bad item 2"):
         parallel_map(always_fails, [2], max_retries=0, progress=False)
+
+
+def test_tasks_report_the_node_that_ran_them(ray_session):
+    import ray
+
+    from sparring.runtime.parallel import nodes_used
+
+    nodes_used(reset=True)
+    parallel_map(scale, [np.ones(2)] * 4, shared={"factor": 2.0}, progress=False)
+    assert nodes_used(reset=True) == {ray.get_runtime_context().get_node_id()}
+    assert nodes_used() == set()  # reset

@@ -19,13 +19,29 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 _REMOTES: dict[Callable[..., Any], Any] = {}
+_NODES: set[str] = set()  # the Ray nodes that ran this process's tasks (see nodes_used)
 
 
 def _remote(fn: Callable[..., Any]) -> Any:
     # One remote wrapper per function: Ray exports a function's code once per wrapper.
     if fn not in _REMOTES:
-        _REMOTES[fn] = ray.remote(fn)
+
+        def on_node(item: Any, **shared: Any) -> tuple[str, Any]:
+            """``fn``'s result and the id of the node that computed it."""
+            return ray.get_runtime_context().get_node_id(), fn(item, **shared)
+
+        on_node.__name__, on_node.__qualname__ = fn.__name__, fn.__qualname__  # Ray's task name
+        _REMOTES[fn] = ray.remote(on_node)
     return _REMOTES[fn]
+
+
+def nodes_used(reset: bool = False) -> set[str]:
+    """The ids of the nodes that ran ``parallel_map`` tasks of this process (since the last
+    reset); ``reset`` starts counting again (``tracked_run`` does at a run's start)."""
+    seen = set(_NODES)
+    if reset:
+        _NODES.clear()
+    return seen
 
 
 def parallel_map(
@@ -44,7 +60,7 @@ def parallel_map(
     (Ray resolves the references before the call); pass an ``ObjectRef`` (``ray.put``) to share
     a value across many calls, e.g. a deal set over all generations of a run. A task that
     raises, or whose worker dies, is retried up to ``max_retries`` times; if it still fails,
-    its exception is raised here.
+    its exception is raised here. Each task also reports the node that ran it (``nodes_used``).
     Ray must already be initialised (``init_ray``).
     """
     if not ray.is_initialized():
@@ -64,7 +80,9 @@ def parallel_map(
     refs = [task.remote(item, **refs_shared) for item in items]
     if progress and refs:
         _wait_with_progress(refs, description)
-    return ray.get(refs)
+    done = ray.get(refs)
+    _NODES.update(node for node, _ in done)
+    return [result for _, result in done]
 
 
 def _wait_with_progress(refs: list[Any], description: str) -> None:

@@ -303,6 +303,9 @@ def tracked_run(
     for orphan in close_orphans(client, exp_id, pipeline, run.info.run_id):
         print(f"marked run {orphan} KILLED: its driver process is gone")
     logger = RunLogger(client, run.info.run_id, exp_id)
+    from sparring.runtime.parallel import nodes_used  # here: reading runs needs no Ray
+
+    nodes_used(reset=True)
     logger.log_params(flatten(body))
     logger.log_text(OmegaConf.to_yaml(OmegaConf.create(conf)), "config.yaml")
     try:
@@ -317,4 +320,8 @@ def tracked_run(
     except BaseException:
         client.set_terminated(run.info.run_id, status="FAILED")
         raise
+    nodes = nodes_used()
+    if nodes:  # where the run's tasks ran: a multi-node run shows its spread
+        logger.log_metrics({"nodes_used": len(nodes)})
+        logger.set_tags({"ray_nodes": ",".join(sorted(n[:12] for n in nodes))})
     client.set_terminated(run.info.run_id, status="FINISHED")
