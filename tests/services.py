@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from sparring.runtime.net import free_port, stop_group, wait_for
 
 BIN = Path(sys.executable).parent
-__all__ = ["free_port", "mlflow_server", "wait_for"]
+__all__ = ["LocalCluster", "free_port", "local_cluster", "mlflow_server", "wait_for"]
 
 
 @contextmanager
@@ -49,3 +51,106 @@ def mlflow_server(root: Path) -> Iterator[str]:
     finally:
         stop_group(proc)
         log.close()
+
+
+# Waits in one process for a cluster to show ``want`` alive nodes; prints their ids.
+_NODES_UP = """
+import sys, time, ray
+ray.init(address=sys.argv[1], logging_level="ERROR", log_to_driver=False)
+want, deadline = int(sys.argv[2]), time.time() + float(sys.argv[3])
+while time.time() < deadline:
+    alive = [n["NodeID"] for n in ray.nodes() if n["Alive"]]
+    if len(alive) >= want:
+        print(" ".join(alive))
+        sys.exit(0)
+    time.sleep(0.5)
+sys.exit(1)
+"""
+
+
+@dataclass
+class LocalCluster:
+    """A Ray head and worker nodes started with ``ray start`` on this machine."""
+
+    address: str  # host:port of the GCS
+    env: dict[str, str]  # what a driver of this cluster needs (token auth)
+    head: subprocess.Popen
+    workers: list[subprocess.Popen]
+
+
+def _ray_start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            [str(BIN / "ray"), "start", *args, "--block"],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own group: ended by PID, never `ray stop`
+        )
+
+
+@contextmanager
+def local_cluster(root: Path, workers: int = 1, cpus: int = 1) -> Iterator[LocalCluster]:
+    """A head and ``workers`` nodes of ``cpus`` CPUs each, every one a separate raylet on this
+    machine; yields once all are alive and ends exactly these processes afterwards.
+
+    Ray turns a node address of 127.0.0.1 into the machine's own address for a node that may
+    have peers, so the nodes register (and listen) there; nothing here is reachable from a
+    network this sandbox does not have, and token auth is on."""
+    from ray._common.network_utils import node_ip_address_from_perspective
+
+    root.mkdir(parents=True, exist_ok=True)
+    ip = node_ip_address_from_perspective()
+    env = {
+        **os.environ,
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_AUTH_MODE": "token",
+        "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+    }
+    env.pop("RAY_ADDRESS", None)
+    port = free_port()
+    address = f"{ip}:{port}"
+    common = [f"--num-cpus={cpus}", f"--node-ip-address={ip}"]
+    head = _ray_start(
+        [
+            "--head",
+            f"--port={port}",
+            "--include-dashboard=false",
+            f"--dashboard-agent-listen-port={free_port()}",
+            *common,
+        ],
+        env,
+        root / "head.log",
+    )
+    started: list[subprocess.Popen] = []
+    try:
+        _wait_nodes(address, 1, env)
+        for i in range(workers):
+            started.append(
+                _ray_start(
+                    [
+                        f"--address={address}",
+                        f"--dashboard-agent-listen-port={free_port()}",
+                        *common,
+                    ],
+                    env,
+                    root / f"worker-{i}.log",
+                )
+            )
+        _wait_nodes(address, 1 + workers, env)
+        yield LocalCluster(address, env, head, started)
+    finally:
+        for proc in [*started, head]:
+            stop_group(proc, grace_s=30)
+
+
+def _wait_nodes(address: str, want: int, env: dict[str, str]) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _NODES_UP, address, str(want), "180"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if proc.returncode != 0:
+        raise TimeoutError(f"{want} Ray nodes at {address} not alive: {proc.stderr[-1000:]}")

@@ -1,0 +1,102 @@
+"""Two Ray nodes on this machine (a head and a second raylet, 1 CPU each): evolve (with its
+deal generation) spreads over both, gives exactly the single-node results, and survives the
+second node's raylet being killed in the middle."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from tests.services import local_cluster
+from tests.sockets import descendants
+
+ROOT = Path(__file__).resolve().parents[2]
+EVOLVE = [
+    "ga.population=16",
+    "ga.generations=12",
+    "deals.train=60",
+    "deals.heldout=150",
+    "registry.register=false",
+]
+pytestmark = pytest.mark.slow  # ~2 minutes: two Ray nodes and three evolutions
+
+
+def evolve(tmp: Path, name: str, extra: list[str], env: dict | None = None) -> subprocess.Popen:
+    """``pipelines/evolve.py`` in its own directory, logging to ``<tmp>/<name>.db``."""
+    work = tmp / name
+    work.mkdir()
+    return subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "pipelines" / "evolve.py"),
+            *EVOLVE,
+            f"tracking.uri=sqlite:///{tmp / f'{name}.db'}",
+            *extra,
+        ],
+        cwd=work,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def outcome(tmp: Path, name: str, proc: subprocess.Popen) -> dict:
+    _, err = proc.communicate(timeout=600)
+    assert proc.returncode == 0, err.decode()[-3000:]
+    client = MlflowClient(f"sqlite:///{tmp / f'{name}.db'}")
+    run = client.search_runs([client.get_experiment_by_name("evolve").experiment_id])[0]
+    history = client.get_metric_history(run.info.run_id, "best_fitness")
+    return {
+        "best_fitness": [m.value for m in sorted(history, key=lambda m: m.step)],
+        "champion": {k: v for k, v in run.data.metrics.items() if k.startswith("champion_")},
+        "nodes_used": run.data.metrics.get("nodes_used"),
+        "nodes": run.data.tags.get("ray_nodes", ""),
+        "db": tmp / f"{name}.db",
+    }
+
+
+def generations_logged(db: Path) -> int:
+    client = MlflowClient(f"sqlite:///{db}")
+    exp = client.get_experiment_by_name("evolve")
+    if exp is None:
+        return 0
+    runs = client.search_runs([exp.experiment_id])
+    if not runs:
+        return 0
+    return len(client.get_metric_history(runs[0].info.run_id, "best_fitness"))
+
+
+def test_two_nodes_share_the_work_and_a_lost_node_changes_nothing(tmp_path):
+    single = outcome(tmp_path, "single", evolve(tmp_path, "single", ["ray.num_cpus=2"]))
+    assert single["nodes_used"] == 1
+    with local_cluster(tmp_path / "cluster", workers=1, cpus=1) as cluster:
+        on_cluster = ["ray=cluster", f"ray.address={cluster.address}"]
+        clean = outcome(tmp_path, "clean", evolve(tmp_path, "clean", on_cluster, cluster.env))
+        assert clean["nodes_used"] == 2, clean["nodes"]  # tasks ran on both nodes
+        assert clean["best_fitness"] == single["best_fitness"]
+        assert clean["champion"] == single["champion"]
+
+        # The fault: the second node's raylet is killed after a few generations.
+        proc = evolve(tmp_path, "fault", on_cluster, cluster.env)
+        deadline = time.monotonic() + 300
+        while generations_logged(tmp_path / "fault.db") < 3:
+            assert proc.poll() is None, proc.stderr.read().decode()[-3000:]
+            assert time.monotonic() < deadline, "the run did not reach generation 3"
+            time.sleep(0.2)
+        raylets = [
+            pid
+            for pid in descendants(cluster.workers[0].pid)
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "raylet"
+        ]
+        assert len(raylets) == 1
+        os.kill(raylets[0], signal.SIGKILL)
+        fault = outcome(tmp_path, "fault", proc)
+    assert fault["best_fitness"] == single["best_fitness"]
+    assert fault["champion"] == single["champion"]
