@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sparring.ga import checkpoint
-from sparring.ga.evolution import GAParams, initial_state, run_generation
+from sparring.ga.evolution import TIMING_KEYS, GAParams, initial_state, run_generation
 from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
 from sparring.poker.deals import generate_deals
 
@@ -39,7 +39,7 @@ def loop(deals, cfg, pools=None):
     return lambda state: run_generation(state, cfg, evaluate, challenge)
 
 
-TIMING = ("hands_per_s", "wall_s")
+TIMING = TIMING_KEYS
 
 
 def results(history):

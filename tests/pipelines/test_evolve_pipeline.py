@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 
+from sparring.ga.evolution import TIMING_KEYS
 from sparring.pipelines.evolve import run
 from sparring.runtime.registry import load_registered
 from tests.configs import config_error
@@ -22,7 +23,7 @@ TINY = (
 
 
 def results(history):
-    return [{k: v for k, v in r.items() if k not in ("hands_per_s", "wall_s")} for r in history]
+    return [{k: v for k, v in r.items() if k not in TIMING_KEYS} for r in history]
 
 
 @pytest.fixture

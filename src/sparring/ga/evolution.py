@@ -185,6 +185,10 @@ def enter_hall(
     return out
 
 
+TIMING_KEYS = ("hands_per_s", "evaluate_s", "wall_s")
+"""The keys of a generation's record that measure time: they differ between identical runs."""
+
+
 def run_generation(
     state: EvolutionState, cfg: GAParams, evaluate: Evaluate, challenge: Challenge
 ) -> EvolutionState:
@@ -216,6 +220,7 @@ def run_generation(
         "challenger_net": float(challenger_net),
         "hands": int(hands),
         "hands_per_s": hands / eval_seconds if eval_seconds > 0 else 0.0,
+        "evaluate_s": eval_seconds,  # the population's tasks; the rest is the driver's
         "wall_s": time.perf_counter() - start,
     }
     changes = state.changes + ([asdict(change)] if change is not None else [])

@@ -43,6 +43,7 @@ _LOGGED_PER_GENERATION = (
     "operator_index",
     "trainer_changes",
     "hands_per_s",
+    "evaluate_s",
     "wall_s",
 )
 
@@ -63,7 +64,9 @@ def evaluate_chunk(
 
 
 def _log_generation(mlrun, record: dict) -> None:
-    mlrun.log_metrics({k: record[k] for k in _LOGGED_PER_GENERATION}, step=record["generation"])
+    # (a record from an older checkpoint may lack a newer key)
+    logged = {k: record[k] for k in _LOGGED_PER_GENERATION if k in record}
+    mlrun.log_metrics(logged, step=record["generation"])
 
 
 def run(
