@@ -77,6 +77,10 @@ def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
          "no MLflow server answers"),
         (("results",), ["--tracking-uri", f"sqlite:///{d}"], "is a directory"),
         (("retrain", "history"), ["--tracking-uri", f"sqlite:///{d}"], "is a directory"),
+        (("tune",), ["search=nope"], "search=nope is not allowed: expected one of eleusis_tpe"),
+        (("cluster", "config"), ["--image", "ami-1"], "--image=ami-1 is not allowed: expected"),
+        (("cluster", "config"), ["--image", "ami-0abc12345def67890", "-o", str(d)],
+         "a directory, expected a file path"),
     ]  # fmt: skip
 
 
