@@ -48,6 +48,7 @@ space:     # 2 x 2 x 2 x 2 = 16 trials; population fixed so every trial costs th
   ga.population: {{grid: [32]}}
 fixed:
   ga.generations: {generations}
+  ga.chunks: {chunks}
 scheduler:
   asha: false
 """
@@ -104,6 +105,9 @@ def main() -> None:
     p.add_argument("--trials", type=int, default=24)
     p.add_argument("--generations", type=int, default=10)
     p.add_argument("--skip-quality", action="store_true")
+    p.add_argument(
+        "--chunks", default="null", help="ga.chunks of the concurrency trials (null = 2 per CPU)"
+    )
     args = p.parse_args()
     root = Path(tempfile.mkdtemp(prefix="tune-bench-"))
     (root / "conf" / "search").mkdir(parents=True)
@@ -111,10 +115,15 @@ def main() -> None:
         PRESET.format(generations=args.generations)
     )
     (root / "conf" / "search" / "ga_concurrency.yaml").write_text(
-        CONCURRENCY.format(generations=args.generations)
+        CONCURRENCY.format(generations=args.generations, chunks=args.chunks)
     )
     print(f"working in {root}", flush=True)
-    figures: dict = {"trials": args.trials, "generations": args.generations, "searches": {}}
+    figures: dict = {
+        "trials": args.trials,
+        "generations": args.generations,
+        "chunks": args.chunks,
+        "searches": {},
+    }
     rows: list[tuple[str, float, str]] = []
     if not args.skip_quality:
         plan = [("grid", None)] + [(a, s) for s in args.seeds for a in ("tpe", "random")]
