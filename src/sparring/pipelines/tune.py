@@ -233,8 +233,10 @@ def _fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: 
             scheduler=scheduler,
             num_samples=samples,
             max_concurrent_trials=job.concurrency,
-            # a new process per trial costs ~10 s of imports (Ray, MLflow, numba kernels)
-            reuse_actors=True,
+            # A fresh process per trial (~10 s of imports each): with reused actors a trial
+            # that ASHA had stopped could leave the next one in the same process hanging at
+            # its first report (seen in the full suite, not alone).
+            reuse_actors=False,
         ),
         run_config=tune.RunConfig(
             name=path.name,

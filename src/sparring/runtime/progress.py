@@ -9,13 +9,20 @@ which ``tracked_run`` records as a stop, not a failure.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 Metrics = Callable[[], Mapping[str, float]]
 Listener = Callable[[int, int, Metrics], None]
 
-_listeners: list[Listener] = []
+_local = threading.local()  # per thread: two pipelines in one process never share listeners
+
+
+def _listeners() -> list[Listener]:
+    if not hasattr(_local, "listeners"):
+        _local.listeners = []
+    return _local.listeners
 
 
 class StopRun(Exception):
@@ -29,15 +36,15 @@ class StopRun(Exception):
 def report_step(step: int, total: int, metrics: Metrics) -> None:
     """Step ``step`` of ``total`` is done (1-based); ``metrics()`` gives its numbers, computed
     only if someone listens. May raise ``StopRun``."""
-    for listener in list(_listeners):
+    for listener in list(_listeners()):
         listener(step, total, metrics)
 
 
 @contextmanager
 def reporting(listener: Listener) -> Iterator[None]:
     """Send the steps of the pipeline run inside this block to ``listener``."""
-    _listeners.append(listener)
+    _listeners().append(listener)
     try:
         yield
     finally:
-        _listeners.remove(listener)
+        _listeners().remove(listener)
