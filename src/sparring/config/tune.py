@@ -164,7 +164,3 @@ class TuneConfig:
             checks.path_text("search_id", self.search_id)
             if "/" in self.search_id:
                 raise ConfigError("search_id", self.search_id, "a name without '/'")
-
-    @property
-    def target(self) -> str:
-        return self.search.pipeline

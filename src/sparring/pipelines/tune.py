@@ -32,7 +32,16 @@ from sparring.runtime.sweep import create_parent
 from sparring.runtime.tracking import ENDED_TAG, RunLogger, experiment_id, open_store
 from sparring.tuning import summary, target
 from sparring.tuning.space import grid, optuna_distributions, short_name
-from sparring.tuning.trial import COMPLETE, OBJECTIVE, STEP, TrialSetup, run_trial, trial_number
+from sparring.tuning.trial import (
+    COMPLETE,
+    OBJECTIVE,
+    STEP,
+    TrialSetup,
+    params_text,
+    run_trial,
+    short_value,
+    trial_number,
+)
 
 TRIAL_MEMORY = 2**20  # bytes reserved per trial: a token (see _fit)
 STATE_FILE = "sparring_search.json"  # beside Tune's state: the parent run of the search
@@ -263,21 +272,13 @@ class _Progress(Callback):
         number = trial_number(trial.trial_id, trial.experiment_tag, self.grid)
         console.print(
             f"trial {number} {how}: {self.objective} "
-            f"{summary.fmt(value)}  {_params_text(trial.config)}",
+            f"{summary.fmt(value)}  {params_text(trial.config)}",
             soft_wrap=True,
         )
 
     def on_trial_error(self, iteration, trials, trial, **info) -> None:
         number = trial_number(trial.trial_id, trial.experiment_tag, self.grid)
         console.print(f"trial {number} failed: see {trial.path}")
-
-
-def _params_text(params: dict[str, Any]) -> str:
-    keys = list(params)
-    return " ".join(
-        f"{short_name(k, keys)}={v:.4g}" if isinstance(v, float) else f"{short_name(k, keys)}={v}"
-        for k, v in params.items()
-    )
 
 
 def _records(results, grid: bool) -> list[summary.TrialRecord]:
@@ -320,7 +321,7 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
             r.state,
             summary.fmt(r.objective),
             r.step,
-            *[_cell(r.params.get(k)) for k in keys],
+            *[short_value(r.params.get(k)) for k in keys],
         ]
         for r in records
     ]
@@ -335,7 +336,7 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
     for r in records:
         if r.objective is not None:
             logger.log_metrics({"trial_objective": r.objective}, step=r.number)
-    _mark_stopped(client, exp, parent, records)
+    _tag_trial_states(client, exp, parent, records)
     best_path = None
     if top is not None:
         metrics["best_objective"] = float(top.objective or 0.0)
@@ -364,7 +365,7 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
             f"[bold]best:[/bold] trial {top.number}, {objective} {summary.fmt(top.objective)}"
         )
         for key, value in top.params.items():
-            console.print(f"  {key}={_cell(value)}")
+            console.print(f"  {key}={short_value(value)}")
         rerun = f"python pipelines/{search.pipeline}.py +best={search_id}"
         if job.best_dir:
             rerun += f" 'hydra.searchpath=[file://{Path(job.best_dir).resolve().parent}]'"
@@ -387,11 +388,7 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
     }
 
 
-def _cell(value: Any) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
-
-
-def _mark_stopped(client, exp: str, parent: str, records) -> None:
+def _tag_trial_states(client, exp: str, parent: str, records) -> None:
     """Tag each child run with how its trial ended: finished, stopped (early, by ASHA; the
     trial already marked its run KILLED) or failed."""
     ended = {r.trial_id: r.state for r in records}

@@ -53,15 +53,19 @@ def trial_number(trial_id: str, tagged: str, grid: bool = False) -> int:
     return int(match.group(1)) + (1 if grid else 0) if match else 0
 
 
+def params_text(params: Mapping[str, Any]) -> str:
+    """``p_mutation=0.21 tournament=3``: short key names, floats to 4 significant digits."""
+    keys = list(params)
+    return " ".join(f"{short_name(k, keys)}={short_value(v)}" for k, v in params.items())
+
+
 def run_name(number: int, params: Mapping[str, Any]) -> str:
     """``trial 4 p_mutation=0.21 tournament=3``, at most 120 characters."""
-    keys = list(params)
-    parts = [f"{short_name(k, keys)}={_short(v)}" for k, v in params.items()]
-    name = f"trial {number} " + " ".join(parts)
+    name = f"trial {number} {params_text(params)}"
     return name if len(name) <= 120 else name[:119] + "…"
 
 
-def _short(value: Any) -> str:
+def short_value(value: Any) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
