@@ -11,6 +11,13 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 _ROOT = str(Path(__file__).resolve().parent.parent)
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
 
+# Object-store tests talk to a local S3 server with test credentials. Ray workers (and the nodes a
+# test cluster starts) inherit the environment, so it is set before any of them exists.
+from tests.services import S3_CREDENTIALS  # noqa: E402
+
+for _key, _value in S3_CREDENTIALS.items():
+    os.environ.setdefault(_key, _value)
+
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
@@ -63,3 +70,22 @@ def mlflow_server(tmp_path):
 
     with serve(tmp_path / "mlflow-server") as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def s3(tmp_path_factory):
+    """A real S3-protocol server on 127.0.0.1 for the whole session (``tests.services.S3Server``)."""
+    from tests.services import s3_server
+
+    with s3_server(tmp_path_factory.mktemp("s3")) as server:
+        yield server
+
+
+@pytest.fixture
+def s3_bucket(s3, request):
+    """A fresh bucket on the session's S3 server: ``s3://<name>``."""
+    import re
+    import uuid
+
+    name = re.sub(r"[^a-z0-9-]", "-", request.node.name.lower())[:40].strip("-")
+    return s3.bucket(f"{name}-{uuid.uuid4().hex[:8]}")

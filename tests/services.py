@@ -13,7 +13,24 @@ from pathlib import Path
 from sparring.runtime.net import free_port, stop_group, wait_for
 
 BIN = Path(sys.executable).parent
-__all__ = ["LocalCluster", "free_port", "local_cluster", "mlflow_server", "wait_for"]
+__all__ = [
+    "S3_CREDENTIALS",
+    "LocalCluster",
+    "S3Server",
+    "free_port",
+    "local_cluster",
+    "mlflow_server",
+    "s3_server",
+    "wait_for",
+]
+
+# What the tests' S3 server accepts (any key works with moto; these never leave the machine).
+S3_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "sparring-test",
+    "AWS_SECRET_ACCESS_KEY": "sparring-test-secret",
+    "AWS_REGION": "us-east-1",
+    "AWS_EC2_METADATA_DISABLED": "true",  # never wait for an instance-metadata service
+}
 
 
 @contextmanager
@@ -48,6 +65,59 @@ def mlflow_server(root: Path) -> Iterator[str]:
             tail = (root / "server.log").read_text()[-1500:]
             raise TimeoutError(f"{exc}; exit status {proc.poll()}; its log ends:\n{tail}") from None
         yield f"http://127.0.0.1:{port}"
+    finally:
+        stop_group(proc)
+        log.close()
+
+
+@dataclass
+class S3Server:
+    """A real S3-protocol server (moto's standalone server) on 127.0.0.1."""
+
+    endpoint: str  # http://127.0.0.1:<port>
+    log: Path
+
+    @property
+    def env(self) -> dict[str, str]:
+        """What a process needs to reach it through the standard environment."""
+        return {**S3_CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint}
+
+    def bucket(self, name: str) -> str:
+        """Create bucket ``name``; returns ``s3://<name>``."""
+        import pyarrow.fs as pafs
+
+        host = self.endpoint.split("://", 1)[1]
+        fs = pafs.S3FileSystem(
+            endpoint_override=host, scheme="http", allow_bucket_creation=True, region="us-east-1"
+        )
+        fs.create_dir(name)
+        return f"s3://{name}"
+
+    def requests(self) -> str:
+        """The server's request log so far (one line per request)."""
+        return self.log.read_text()
+
+
+@contextmanager
+def s3_server(root: Path) -> Iterator[S3Server]:
+    """moto's S3 server on a free 127.0.0.1 port (state in memory); ends it by its process
+    group afterwards."""
+    root.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    log_path = root / "s3.log"
+    log = open(log_path, "w")  # noqa: SIM115 (closed in the finally below)
+    proc = subprocess.Popen(
+        [str(BIN / "moto_server"), "-H", "127.0.0.1", "-p", str(port)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        try:
+            wait_for(f"http://127.0.0.1:{port}/moto-api/", 120)
+        except TimeoutError as exc:
+            raise TimeoutError(f"{exc}; its log: {log_path.read_text()[-1000:]}") from None
+        yield S3Server(f"http://127.0.0.1:{port}", log_path)
     finally:
         stop_group(proc)
         log.close()

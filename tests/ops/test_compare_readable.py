@@ -77,7 +77,7 @@ def test_a_sweep_shows_its_swept_param_first_and_cuts_no_name(store, capsys):
     assert "…" not in out and "…" not in table.text
     assert "p_mutation *" in out and "retrain.checkpoint_root" in out
     assert "columns: p_mutation = ga.p_mutation" in out and "* swept by the sweep" in out
-    assert table.plot is not None and table.plot.stat().st_size > 0
+    assert table.plot is not None and len(table.plot.read_bytes()) > 0
 
 
 def test_short_names_are_unique_suffixes():

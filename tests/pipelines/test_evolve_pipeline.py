@@ -41,7 +41,7 @@ def test_tiny_run_logs_checkpoints_and_registers(ray_session, evolve_config, tmp
         "registry.model_name=test-champion",
     )
     out = run(cfg)
-    assert sorted(p.name for p in out["checkpoint_dir"].iterdir()) == [
+    assert sorted(p.name for p in out["checkpoint_dir"].local_path().iterdir()) == [
         "gen-00001.npz",
         "gen-00002.npz",
     ]
@@ -70,7 +70,7 @@ def test_resume_after_interruption_equals_uninterrupted_run(
     # "Killed" after generation 2, and then the newest checkpoint was damaged (truncated): the
     # resume falls back to gen-00001.
     out = run(evolve_config("ga.generations=2", f"checkpoint_root={tmp_path / 'b'}", *common))
-    newest = out["checkpoint_dir"] / "gen-00002.npz"
+    newest = (out["checkpoint_dir"] / "gen-00002.npz").local_path()
     newest.write_bytes(newest.read_bytes()[: newest.stat().st_size // 2])
     capsys.readouterr()
     resumed = run(

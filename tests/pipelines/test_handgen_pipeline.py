@@ -16,7 +16,7 @@ TINY = ("deals=6", "table_size=4", "equity_trials=40", "shard_size=2", "seed=3")
 def test_tiny_run_then_resume_only_missing_shards(ray_session, pipeline_config, tmp_path):
     cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
     first = run(cfg)
-    directory = first["output"]
+    directory = first["output"].local_path()
     parts = sorted(directory.glob("part-*.parquet"))
     assert [p.name for p in parts] == [
         "part-00000.parquet",
@@ -54,7 +54,7 @@ def test_a_shard_with_one_flipped_byte_is_refused_on_load_and_recomputed_on_reus
     ray_session, pipeline_config, tmp_path, capsys
 ):
     cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
-    directory = run(cfg)["output"]
+    directory = run(cfg)["output"].local_path()
     original = load_deal_set(directory)
     shard = directory / "part-00001.parquet"
     data = bytearray(shard.read_bytes())

@@ -2,7 +2,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sparring.runtime import datasets
+from sparring.runtime import datasets, storage
 from sparring.runtime.datasets import (
     DatasetError,
     DatasetSpec,
@@ -58,12 +58,10 @@ def test_a_crash_mid_write_leaves_no_file_that_looks_whole(tmp_path, monkeypatch
     target = tmp_path / "t.parquet"
     write_table(toy_table(), target, SPEC, config_hash="old", seed=0)
 
-    def crash(table, where, **kwargs):
-        with open(where, "wb") as f:
-            f.write(b"PAR1 partial")
+    def crash(src, dst):  # the bytes are in a temporary file; renaming it fails
         raise OSError("disk full")
 
-    monkeypatch.setattr(datasets.pq, "write_table", crash)
+    monkeypatch.setattr(storage.os, "replace", crash)
     with pytest.raises(OSError, match="disk full"):
         write_table(toy_table(), target, SPEC, config_hash="new", seed=0)
     monkeypatch.undo()
@@ -94,7 +92,7 @@ def test_a_flipped_bit_anywhere_is_never_reused_nor_read(tmp_path, where):
 def test_page_checksums_catch_damage_when_no_digest_is_recorded(tmp_path):
     big = pa.table({"x": list(range(5000)), "y": [i / 7 for i in range(5000)]})
     path = write_table(big, tmp_path / "t.parquet", SPEC, config_hash="abc", seed=1)
-    datasets.sidecar(path).unlink()
+    datasets.sidecar(path).delete()
     assert not is_reusable(path, SPEC, "abc")  # unverifiable: recompute rather than trust
     _flip(path, 0.3)  # inside the first column's data page
     with pytest.raises(DatasetError, match="damaged"):
@@ -103,12 +101,12 @@ def test_page_checksums_catch_damage_when_no_digest_is_recorded(tmp_path):
 
 def test_the_digest_is_written_before_the_file_takes_its_name(tmp_path, monkeypatch):
     calls = []
-    real_replace = datasets.os.replace
+    real_replace = storage.os.replace
 
     def spy(src, dst):
         calls.append(str(dst))
         real_replace(src, dst)
 
-    monkeypatch.setattr(datasets.os, "replace", spy)
+    monkeypatch.setattr(storage.os, "replace", spy)
     write_table(toy_table(), tmp_path / "t.parquet", SPEC, config_hash="abc", seed=1)
     assert calls == [str(tmp_path / "t.parquet.sha256"), str(tmp_path / "t.parquet")]

@@ -128,5 +128,5 @@ def simulate(args: argparse.Namespace) -> int:
         f"{wall:.1f} s ({hands / wall:,.0f} hands/s); matches won: team A {wins[0]}, "
         f"team B {wins[1]} (bluff rate {args.bluff})"
     )
-    print(f"decision log: {path.resolve()}")
+    print(f"decision log: {path.display()}")
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from sparring.runtime.errors import ConfigError
@@ -70,4 +71,31 @@ def path_text(key: str, value: Any) -> str:
     """A non-empty path or URI."""
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(key, value, "a non-empty path")
+    return value
+
+
+def _storage(key: str, value: Any) -> Path | None:
+    """Check a path or storage URI; the local path it names (None on an object store)."""
+    from sparring.runtime.storage import ALLOWED, SCHEMES, scheme_of
+
+    path_text(key, value)
+    scheme = scheme_of(value)
+    if scheme and (scheme not in SCHEMES or not value.split("://", 1)[1].strip("/")):
+        raise ConfigError(key, value, ALLOWED)
+    return Path(value.split("://", 1)[-1]) if scheme in ("", "file") else None
+
+
+def storage_dir(key: str, value: Any) -> str:
+    """A directory for data: a local path (not an existing file) or a storage URI."""
+    local = _storage(key, value)
+    if local is not None and local.is_file():
+        raise ConfigError(key, value, "a directory, not a file")
+    return value
+
+
+def storage_file(key: str, value: Any) -> str:
+    """A data file's place: a local path (not an existing directory) or a storage URI."""
+    local = _storage(key, value)
+    if local is not None and local.is_dir():
+        raise ConfigError(key, value, "a file, not a directory")
     return value

@@ -7,6 +7,7 @@ from enum import StrEnum
 
 from sparring.config import checks
 from sparring.runtime.config import DEFAULT_TRACKING_URI
+from sparring.runtime.errors import ConfigError
 
 
 class Direction(StrEnum):
@@ -53,3 +54,16 @@ class TrackingConfig:
 
     def __post_init__(self) -> None:
         checks.path_text("uri", self.uri)
+
+
+@dataclass
+class StorageConfig:
+    """``storage.*``: how object stores (``s3://``, ``gs://`` roots) are reached. Credentials
+    come from each process's standard environment (``AWS_ACCESS_KEY_ID``, instance roles...)."""
+
+    endpoint: str | None = None  # an S3-compatible store, e.g. http://10.0.0.5:9000
+    region: str | None = None  # null = AWS_REGION, else us-east-1
+
+    def __post_init__(self) -> None:
+        if self.endpoint is not None and "://" not in self.endpoint:
+            raise ConfigError("endpoint", self.endpoint, "a URL such as http://127.0.0.1:9000")

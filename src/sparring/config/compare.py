@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from sparring.config import checks
-from sparring.config.common import TrackingConfig
+from sparring.config.common import StorageConfig, TrackingConfig
 
 
 @dataclass
@@ -21,9 +21,10 @@ class CompareConfig:
     sweep_id: str | None = None  # a sweep or search id: compare its runs (`sweep` is a group)
     model: str | None = None  # a registered model: compare the runs behind its versions
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
         checks.path_text("experiment", self.experiment)
         checks.path_text("metric", self.metric)
         checks.integer("max_runs", self.max_runs, 1, 100_000)
-        checks.path_text("output_dir", self.output_dir)
+        checks.storage_dir("output_dir", self.output_dir)

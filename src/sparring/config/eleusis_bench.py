@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
 from sparring.eleusis.decks import parse_deck
 from sparring.eleusis.informed import hypotheses
 from sparring.eleusis.scientists import NAMES, PARAMS, parse_scientist
@@ -74,6 +74,7 @@ class EleusisBenchConfig(ObjectiveConfig):
     params: ScientistParams = field(default_factory=ScientistParams)
     ray: RayConfig = field(default_factory=RayConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
         _specs("decks", self.decks, parse_deck, "like [spike:alpha=0.5]")
@@ -89,7 +90,7 @@ class EleusisBenchConfig(ObjectiveConfig):
         checks.integers("h0", self.h0, 1, 1_000_000)
         checks.integer("seeds", self.seeds, 1, 1_000_000)
         checks.integer("cap", self.cap, 1, 1_000_000)
-        checks.path_text("output", self.output)
+        checks.storage_file("output", self.output)
 
     def played(self) -> list[str]:
         """The scientists as played: ``params`` filled into the specs that name none."""

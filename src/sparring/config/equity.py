@@ -6,7 +6,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparring.config import checks
-from sparring.config.common import Direction, ObjectiveConfig, RayConfig, TrackingConfig
+from sparring.config.common import (
+    Direction,
+    ObjectiveConfig,
+    RayConfig,
+    StorageConfig,
+    TrackingConfig,
+)
 from sparring.poker.preflop import CLASS_INDEX, CLASSES, MAX_TABLE_OPPONENTS
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
@@ -27,6 +33,7 @@ class EquityConfig(ObjectiveConfig):
     force: bool = False  # recompute even if `output` was made from this config
     ray: RayConfig = field(default_factory=RayConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
         checks.integer("seed", self.seed, 0)
@@ -38,7 +45,7 @@ class EquityConfig(ObjectiveConfig):
             for name in self.classes:
                 if name not in CLASS_INDEX:
                     raise ConfigError("classes", name, "starting-hand classes such as AA, AKs, T9o")
-        checks.path_text("output", self.output)
+        checks.storage_file("output", self.output)
 
     @property
     def class_names(self) -> tuple[str, ...]:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
 from sparring.config.handgen import PreflopConfig
 from sparring.ga.evolution import GAParams, TrainerStart
 from sparring.ga.operators import CrossoverOperator, CrossoverPolicy
@@ -15,6 +14,7 @@ from sparring.poker.bots import BASELINES
 from sparring.poker.rules import MAX_SEATS, MIN_SEATS, N_GENES
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.storage import Location, locate
 
 
 @dataclass
@@ -85,9 +85,7 @@ class DealsConfig:
             )
         checks.integer("equity_trials", self.equity_trials, 1, 10_000_000)
         checks.integer("shard_size", self.shard_size, 1, 1_000_000)
-        checks.path_text("root", self.root)
-        if Path(self.root).is_file():
-            raise ConfigError("root", self.root, "a directory, not a file")
+        checks.storage_dir("root", self.root)
 
 
 @dataclass
@@ -120,6 +118,7 @@ class EvolveConfig(ObjectiveConfig):
     registry: RegistryConfig = field(default_factory=RegistryConfig)
     ray: RayConfig = field(default_factory=RayConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
         checks.integer("seed", self.seed, 0)
@@ -130,9 +129,7 @@ class EvolveConfig(ObjectiveConfig):
                 self.trainers.size,
                 f"null or an integer >= table_size - 1 = {self.table_size - 1}",
             )
-        checks.path_text("checkpoint_root", self.checkpoint_root)
-        if Path(self.checkpoint_root).is_file():
-            raise ConfigError("checkpoint_root", self.checkpoint_root, "a directory, not a file")
+        checks.storage_dir("checkpoint_root", self.checkpoint_root)
 
     @property
     def params(self) -> GAParams:
@@ -181,8 +178,8 @@ class EvolveConfig(ObjectiveConfig):
         )
 
     @property
-    def checkpoint_dir(self) -> Path:
-        return Path(self.checkpoint_root) / self.run_hash
+    def checkpoint_dir(self) -> Location:
+        return locate(self.checkpoint_root) / self.run_hash
 
 
 @dataclass
@@ -197,7 +194,7 @@ class RetrainSection:
     def __post_init__(self) -> None:
         checks.probability("seed_fraction", self.seed_fraction)
         checks.number("confidence", self.confidence, 0.5, 0.9999)
-        checks.path_text("checkpoint_root", self.checkpoint_root)
+        checks.storage_dir("checkpoint_root", self.checkpoint_root)
 
 
 @dataclass

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
 from sparring.pipelines.dealsets import DealSetConfig
 from sparring.poker.rules import MAX_SEATS, MIN_SEATS
 from sparring.runtime.errors import ConfigError
@@ -53,6 +53,7 @@ class HandgenConfig(ObjectiveConfig):
     preflop: HandgenPreflopConfig = field(default_factory=HandgenPreflopConfig)
     ray: RayConfig = field(default_factory=RayConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
         checks.integer("deals", self.deals, 1, 10_000_000)
@@ -60,9 +61,7 @@ class HandgenConfig(ObjectiveConfig):
         checks.integer("equity_trials", self.equity_trials, 1, 10_000_000)
         checks.integer("seed", self.seed, 0)
         checks.integer("shard_size", self.shard_size, 1, 1_000_000)
-        checks.path_text("output_root", self.output_root)
-        if Path(self.output_root).is_file():
-            raise ConfigError("output_root", self.output_root, "a directory, not a file")
+        checks.storage_dir("output_root", self.output_root)
 
     @property
     def deal_set(self) -> DealSetConfig:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
 from sparring.runtime.errors import ConfigError
 from sparring.search.engine import SEARCHERS
 
@@ -134,10 +134,11 @@ class SearchBenchConfig(ObjectiveConfig):
     output_dir: str = "data/search_bench"
     ray: RayConfig = field(default_factory=RayConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
         checks.integers("depths", self.depths, 1, 30)
         checks.integer("minimax_max_depth", self.minimax_max_depth, 1, 30)
         checks.number("time_s", self.time_s, 0, 600, low_open=True)
         checks.integer("memory_mb", self.memory_mb, 1, 100_000)
-        checks.path_text("output_dir", self.output_dir)
+        checks.storage_dir("output_dir", self.output_dir)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, RayConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
 from sparring.mus.players import Profile
 from sparring.runtime.errors import ConfigError
 
@@ -104,6 +104,7 @@ class ValidateConfig(ObjectiveConfig):
     output: str = "data/validate.parquet"
     ray: RayConfig = field(default_factory=RayConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
         checks.integer("seed", self.seed, 0, 2**62)
@@ -111,6 +112,7 @@ class ValidateConfig(ObjectiveConfig):
         checks.integers("hands", self.hands, 1, 1_000_000)
         checks.integer("reference_hands", self.reference_hands, 100, 10_000_000)
         checks.number("level", self.level, 0, 1, low_open=True, high_open=True)
+        checks.storage_file("output", self.output)
         if not self.profiles:
             raise ConfigError(
                 "profiles",

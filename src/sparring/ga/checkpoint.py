@@ -1,27 +1,30 @@
 """Checkpoints as data: one ``.npz`` per generation (no pickle), written atomically, checksummed.
 
-``gen-00005.npz`` holds the state after 5 generations: the population to evaluate next, the
-trainer set, the last used masks, the champion so far, the random generator's state and the
-history, the last three as JSON text, plus a SHA-256 of all of it. A half-written file never has
-the final name, so it is never found; a file damaged later (truncated, a flipped bit) fails its
-checksum or its zip structure, and ``latest`` reports it in one line and falls back to the
-newest intact one.
+``gen-00005.npz`` holds the state after 5 generations: the population to evaluate next, the trainer
+set, the last used masks, the champion so far, the random generator's state and the history, the
+last three as JSON text, plus a SHA-256 of all of it. The directory is a local path or a storage
+URI (``s3://bucket/checkpoints``); a file is written atomically (a temporary name renamed, or one
+upload), so a half-written file never has the final name and is never found; a file damaged later
+(truncated, a flipped bit) fails its checksum or its zip structure, and ``latest`` reports it in
+one line and falls back to the newest intact one.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
-import uuid
 import zipfile
 import zlib
 from collections.abc import Callable
-from pathlib import Path
 
 import numpy as np
 
 from sparring.ga.evolution import EvolutionState
+from sparring.runtime.storage import Location, locate
+
+Where = str | os.PathLike[str] | Location
 
 VERSION = 2  # 2: the hall of fame
 ARRAYS = ("population", "trainers", "champion", "used", "hall")
@@ -41,15 +44,12 @@ def _digest(arrays: dict[str, np.ndarray], meta_text: str) -> str:
     return h.hexdigest()
 
 
-def path_for(directory: str | Path, generation: int) -> Path:
-    return Path(directory) / f"gen-{generation:05d}.npz"
+def path_for(directory: Where, generation: int) -> Location:
+    return locate(directory) / f"gen-{generation:05d}.npz"
 
 
-def save(state: EvolutionState, directory: str | Path) -> Path:
-    directory = Path(directory)
-    directory.mkdir(parents=True, exist_ok=True)
+def save(state: EvolutionState, directory: Where) -> Location:
     target = path_for(directory, state.generation)
-    tmp = directory / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp.npz"
     meta = {
         "version": VERSION,
         "generation": state.generation,
@@ -66,23 +66,22 @@ def save(state: EvolutionState, directory: str | Path) -> Path:
         "hall": state.hall,
     }
     meta_text = json.dumps(meta)
-    try:
-        members = {
-            **arrays,
-            "meta": np.array(meta_text),
-            "checksum": np.array(_digest(arrays, meta_text)),
-        }
-        np.savez(tmp, **members)  # type: ignore[arg-type]  # numpy's stub: allow_pickle
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
+    members = {
+        **arrays,
+        "meta": np.array(meta_text),
+        "checksum": np.array(_digest(arrays, meta_text)),
+    }
+    buffer = io.BytesIO()
+    np.savez(buffer, **members)  # type: ignore[arg-type]  # numpy's stub: allow_pickle
+    target.write_bytes(buffer.getvalue())  # atomic: a temporary name renamed, or one upload
     return target
 
 
-def load(path: str | Path) -> EvolutionState:
+def load(path: Where) -> EvolutionState:
     """The state in ``path``; ``DamagedCheckpoint`` if it is not exactly what was written."""
     try:
-        with np.load(path, allow_pickle=False) as z:
+        data = locate(path).read_bytes()
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
             arrays = {name: z[name] for name in ARRAYS}
             meta_text = str(z["meta"])
             checksum = str(z["checksum"])
@@ -110,11 +109,11 @@ def load(path: str | Path) -> EvolutionState:
 
 
 def latest(
-    directory: str | Path, report: Callable[[str], object] | None = None
+    directory: Where, report: Callable[[str], object] | None = None
 ) -> EvolutionState | None:
     """The newest intact checkpoint in ``directory``, or None. Each damaged newer one is
     reported through ``report`` in one line and skipped."""
-    for path in sorted(Path(directory).glob("gen-*.npz"), reverse=True):
+    for path in reversed(locate(directory).glob("gen-*.npz")):
         try:
             return load(path)
         except DamagedCheckpoint as exc:

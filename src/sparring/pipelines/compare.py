@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import difflib
 import json
+import tempfile
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,9 @@ from mlflow.tracking import MlflowClient
 from sparring.config.compare import CompareConfig
 from sparring.pipelines.plots import grouped_bars
 from sparring.pipelines.report import console, print_table
+from sparring.runtime import storage
 from sparring.runtime.errors import ConfigError, UsageError
+from sparring.runtime.storage import Location, locate
 from sparring.runtime.sweep import PARENT_TAG, SWEPT_TAG
 
 
@@ -37,7 +40,7 @@ class Comparison:
     swept: list[str]
     metrics: list[str]
     legend: dict[str, str]  # column header -> full param name
-    plot: Path | None
+    plot: Location | None
     text: str
 
 
@@ -241,24 +244,29 @@ def _number(value: Any) -> float | None:
     return None if value is None or pd.isna(value) else float(value)
 
 
-def _plot(runs: list[dict[str, Any]], metric: str, title: str, output_dir: str | Path) -> Path:
-    out = Path(output_dir)
-    out.mkdir(parents=True, exist_ok=True)
+def _plot(
+    runs: list[dict[str, Any]], metric: str, title: str, output_dir: str | Path | Location
+) -> Location:
+    """The bar chart of ``metric`` per run, written to ``output_dir`` (a path or storage URI)."""
+    plot = locate(output_dir) / f"{title.replace(' ', '-')}-{metric}.png".replace("/", "_")
     values = [r["metrics"][metric] for r in runs]
-    plot = grouped_bars(
-        out / f"{title.replace(' ', '-')}-{metric}.png".replace("/", "_"),
-        [f"#{i + 1} " + textwrap.fill(r["name"], 22) for i, r in enumerate(runs)],
-        {metric: [v if v is not None else 0.0 for v in values]},
-        f"{title}: {metric} by run (a run without it shows 0)",
-        metric,
-        "run (# = rank in the table)",
-    )
-    console.print(f"[bold]plot:[/bold] {plot.resolve()}")
+    with tempfile.TemporaryDirectory() as tmp:
+        drawn = grouped_bars(
+            Path(tmp) / plot.name,
+            [f"#{i + 1} " + textwrap.fill(r["name"], 22) for i, r in enumerate(runs)],
+            {metric: [v if v is not None else 0.0 for v in values]},
+            f"{title}: {metric} by run (a run without it shows 0)",
+            metric,
+            "run (# = rank in the table)",
+        )
+        plot.write_bytes(drawn.read_bytes())
+    console.print(f"[bold]plot:[/bold] {plot.display()}")
     return plot
 
 
 def run(config: CompareConfig) -> Comparison:
     """The comparison the config asks for (reads MLflow only; no new run)."""
+    storage.configure(config.storage)
     return compare(
         config.tracking.uri,
         config.experiment,

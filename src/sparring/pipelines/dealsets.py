@@ -1,7 +1,8 @@
 """Deal sets on disk: what defines one, generating its missing shards as Ray tasks, loading it.
 
-A deal set lives in ``<root>/<config-hash>/part-XXXXX.parquet``. Each shard is written by its
-task under a temporary name and renamed when complete, so a killed run leaves only whole shards;
+A deal set lives in ``<root>/<config-hash>/part-XXXXX.parquet``; the root is a local path or a
+storage URI (``s3://bucket/deals``). Each shard is written by its task atomically (a temporary
+name renamed, or one upload), so a killed run leaves only whole shards;
 ``ensure_deal_set`` finds them (same config hash in their metadata) and computes only the missing
 ones. The handgen pipeline, evolve, retrain and the CLI all get their deal sets from here.
 """
@@ -28,6 +29,9 @@ from sparring.runtime.datasets import (
     write_table,
 )
 from sparring.runtime.parallel import parallel_map
+from sparring.runtime.storage import Location, locate
+
+Root = str | Path | Location  # a local path or a storage URI
 
 REGENERATE_DEALS = (
     "rerun pipelines/handgen.py (or the evolve run) with the same config: it recomputes the shard"
@@ -59,14 +63,14 @@ class DealSetConfig:
             for i, start in enumerate(range(0, self.deals, self.shard_size))
         ]
 
-    def directory(self, root: str | Path) -> Path:
-        return Path(root) / self.data_hash
+    def directory(self, root: Root) -> Location:
+        return locate(root) / self.data_hash
 
-    def shard_path(self, root: str | Path, index: int) -> Path:
+    def shard_path(self, root: Root, index: int) -> Location:
         return self.directory(root) / f"part-{index:05d}.parquet"
 
 
-def write_shard(shard: tuple[int, int, int], settings: DealSetConfig, root: str) -> dict:
+def write_shard(shard: tuple[int, int, int], settings: DealSetConfig, root: Location) -> dict:
     """One task: generate one shard's deals and write them; returns its counts."""
     index, first, count = shard
     start = time.perf_counter()
@@ -103,7 +107,7 @@ def write_shard(shard: tuple[int, int, int], settings: DealSetConfig, root: str)
     }
 
 
-def missing_shards(settings: DealSetConfig, root: str | Path) -> list[tuple[int, int, int]]:
+def missing_shards(settings: DealSetConfig, root: Root) -> list[tuple[int, int, int]]:
     spec = deal_spec(settings.table_size)
     return [
         s
@@ -112,15 +116,16 @@ def missing_shards(settings: DealSetConfig, root: str | Path) -> list[tuple[int,
     ]
 
 
-def ensure_deal_set(settings: DealSetConfig, root: str | Path) -> tuple[Path, dict[str, float]]:
+def ensure_deal_set(settings: DealSetConfig, root: Root) -> tuple[Location, dict[str, float]]:
     """Make sure the deal set exists under ``root`` (computing only missing shards)."""
+    root = locate(root)
     todo = missing_shards(settings, root)
     start = time.perf_counter()
     done = parallel_map(
         write_shard,
         todo,
         # absolute: a task's worker may run in another directory than this driver
-        shared={"settings": settings, "root": str(Path(root).resolve())},
+        shared={"settings": settings, "root": root.absolute()},
         description=f"handgen: {len(todo)} shards of {settings.shard_size} deals",
     )
     wall = time.perf_counter() - start
@@ -146,10 +151,10 @@ def ensure_deal_set(settings: DealSetConfig, root: str | Path) -> tuple[Path, di
     return settings.directory(root), stats
 
 
-def load_deal_set(directory: str | Path) -> DealSet:
+def load_deal_set(directory: Root) -> DealSet:
     """Read and validate a whole deal set (every shard present, one config hash)."""
-    directory = Path(directory)
-    parts = sorted(directory.glob("part-*.parquet"))
+    directory = locate(directory)
+    parts = directory.glob("part-*.parquet")
     if not parts:
         raise DatasetError(f"{directory}: no deal shards (run pipelines/handgen.py)")
     for part in parts:  # damaged bytes first: every later message assumes intact files
@@ -179,13 +184,13 @@ _CONTEXTS = {"train": "training", "heldout": "evaluation"}
 
 
 def log_deal_set(
-    mlrun: Any, name: str, settings: DealSetConfig, directory: Path, deals: int, role: str
+    mlrun: Any, name: str, settings: DealSetConfig, directory: Location, deals: int, role: str
 ) -> None:
     """Record the deal set as an MLflow input of ``mlrun`` (its digest is the config hash that
     names the directory: the same hash, the same deals)."""
     mlrun.log_dataset(
         name,
-        directory,
+        str(directory),
         settings.data_hash,
         _CONTEXTS.get(role, role),
         deals=deals,

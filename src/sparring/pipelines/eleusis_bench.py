@@ -28,10 +28,12 @@ from sparring.eleusis.bench import (
 )
 from sparring.pipelines.plots import grouped_bars
 from sparring.pipelines.report import print_locations, print_table
+from sparring.runtime import storage
 from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
+from sparring.runtime.storage import Location, locate
 from sparring.runtime.tracking import tracked_run
 
 RESULTS_SPEC = DatasetSpec(
@@ -74,9 +76,12 @@ GAMES_SPEC = DatasetSpec(
 )
 
 
-def games_path(output: Path) -> Path:
+def games_path(output: str | Path | Location) -> Location:
     """Where the per-game table goes: next to the results, ``<name>_games.parquet``."""
-    return output.with_name(f"{output.stem}_games{output.suffix or '.parquet'}")
+    output = locate(output)
+    stem, dot, suffix = output.name.rpartition(".")
+    stem, suffix = (stem, f".{suffix}") if dot and stem else (output.name, ".parquet")
+    return output.with_name(f"{stem}_games{suffix}")
 
 
 def _games_table(cells: list[tuple[str, int, str]], games: list[Games]) -> pa.Table:
@@ -130,7 +135,8 @@ def oracle_ratios(results: list[CellResult]) -> dict[str, float]:
 def run(job: EleusisBenchConfig) -> dict[str, Any]:
     """Play every cell; returns the output path, the MLflow run id and the metrics (mean
     guesses, DNF rate and ratio to the oracle per deck and scientist)."""
-    output = Path(job.output)
+    storage.configure(job.storage)
+    output = locate(job.output)
     init_ray(job.ray)
     scientists = job.played()
     cells = [(d, h, s) for d in job.decks for h in job.h0 for s in scientists]
@@ -212,7 +218,5 @@ def run(job: EleusisBenchConfig) -> dict[str, Any]:
                 reference=(1.0, "as good as the oracle"),
             )
             mlrun.log_artifact(plot)
-    print_locations(
-        {"results": output.resolve(), "games": per_game.resolve()}, job.tracking.uri, mlrun.run_id
-    )
+    print_locations({"results": output, "games": per_game}, job.tracking.uri, mlrun.run_id)
     return {"output": output, "run_id": mlrun.run_id, "results": results, "metrics": metrics}

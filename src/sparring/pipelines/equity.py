@@ -9,7 +9,6 @@ same config reuses it.
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -23,9 +22,11 @@ from sparring.poker.preflop import (
     class_equity,
     table_from_arrow,
 )
+from sparring.runtime import storage
 from sparring.runtime.datasets import is_reusable, read_table, write_table
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
+from sparring.runtime.storage import locate
 from sparring.runtime.tracking import tracked_run
 
 
@@ -50,7 +51,8 @@ def class_rows(name: str, opponents: tuple[int, ...], trials: int, seed: int) ->
 def run(job: EquityConfig) -> dict[str, Any]:
     """Run the pipeline; returns the output path, the MLflow run id and the metrics
     (``cells``, ``trials_per_s``, ``mean_stderr``, ...)."""
-    output = Path(job.output)
+    storage.configure(job.storage)
+    output = locate(job.output)
     resources = init_ray(job.ray)
     cores = max(1, int(resources.get("CPU", 1)))
     with tracked_run(job, "equity", tags={"data_hash": job.data_hash}) as mlrun:
@@ -96,9 +98,9 @@ def run(job: EquityConfig) -> dict[str, Any]:
         mlrun.log_text(summary, "summary.txt")
         mlrun.log_artifact(output, "data")
         mlrun.log_dataset(
-            "preflop-equity", output, job.data_hash, "output", rows=cells, trials=job.trials
+            "preflop-equity", str(output), job.data_hash, "output", rows=cells, trials=job.trials
         )
-    print_locations({"preflop table": output.resolve()}, job.tracking.uri, mlrun.run_id)
+    print_locations({"preflop table": output}, job.tracking.uri, mlrun.run_id)
     return {"output": output, "run_id": mlrun.run_id, "metrics": metrics}
 
 

@@ -28,6 +28,7 @@ from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer
 from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set, log_deal_set
 from sparring.pipelines.plots import line_plot
 from sparring.pipelines.report import console, print_locations, print_table
+from sparring.runtime import storage
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.progress import report_step
 from sparring.runtime.ray_session import init_ray
@@ -82,6 +83,7 @@ def run(
     ``seed_individual`` (retraining) replaces part of the first population with it."""
     params = job.params
     train_set, heldout_set = job.deal_set("train"), job.deal_set("heldout")
+    storage.configure(job.storage)
     resources = init_ray(job.ray)
     cores = max(1, int(resources.get("CPU", 1)))
     n_chunks = job.ga.chunks or min(job.ga.population, 2 * cores)
@@ -166,7 +168,7 @@ def run(
         results = _finish(mlrun, job, state, held, wall)
     print_locations(
         {
-            "checkpoints": job.checkpoint_dir.resolve(),
+            "checkpoints": job.checkpoint_dir,
             "training deals": train_dir,
             "held-out deals": held_dir,
         },

@@ -11,6 +11,7 @@ from typing import Any
 from sparring.config.handgen import HandgenConfig
 from sparring.pipelines.dealsets import ensure_deal_set, log_deal_set
 from sparring.pipelines.report import console, print_locations, print_table
+from sparring.runtime import storage
 from sparring.runtime.ray_session import init_ray
 from sparring.runtime.tracking import tracked_run
 
@@ -18,6 +19,7 @@ from sparring.runtime.tracking import tracked_run
 def run(config: HandgenConfig) -> dict[str, Any]:
     """Run the pipeline; returns the deal-set directory, the MLflow run id and the metrics
     (``deals_per_s``, ``flop_filter_rejection_rate``, ``shards_reused``, ...)."""
+    storage.configure(config.storage)
     settings = config.deal_set
     resources = init_ray(config.ray)
     with tracked_run(config, "handgen", tags={"data_hash": settings.data_hash}) as mlrun:
@@ -29,5 +31,5 @@ def run(config: HandgenConfig) -> dict[str, Any]:
             console.print(f"reusing the complete deal set in {directory}")
         rows = [[k, f"{v:,.3f}" if isinstance(v, float) else f"{v:,}"] for k, v in stats.items()]
         mlrun.log_text(print_table("handgen", ["metric", "value"], rows), "summary.txt")
-    print_locations({"deal set": directory.resolve()}, config.tracking.uri, mlrun.run_id)
+    print_locations({"deal set": directory}, config.tracking.uri, mlrun.run_id)
     return {"output": directory, "run_id": mlrun.run_id, "metrics": stats}

@@ -31,6 +31,7 @@ from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set, log_deal
 from sparring.pipelines.plots import heatmap
 from sparring.pipelines.report import console, print_locations, print_table
 from sparring.poker.bots import baseline_table
+from sparring.runtime import storage
 from sparring.runtime.errors import UsageError
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
@@ -278,6 +279,7 @@ def tag_versions(client: MlflowClient, model: str, result: LeagueResult, run_id:
 def run(job: LeagueConfig) -> dict[str, Any]:
     """Run the league; returns the entrants, ratings, the MLflow run id and ``metrics``
     (``rating/<entrant>``, ``edge/<a>/<b>``, ``pairs_played``, ``pairs_cached``)."""
+    storage.configure(job.storage)
     init_ray(job.ray)
     with tracked_run(job, "league") as mlrun:
         result = rate_in_league(job, job.league, mlrun.client, mlrun)

@@ -10,6 +10,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from sparring.runtime.storage import Location
+
 # Piped output (make run, CI, log files) gets a wider table than rich's 80-column default.
 console = Console() if sys.stdout.isatty() else Console(width=140)
 
@@ -31,7 +33,8 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
 def print_locations(outputs: dict[str, Any], tracking_uri: str, run_id: str) -> None:
     """Print the output paths, the MLflow run and how to open the MLflow UI."""
     for name, path in outputs.items():
-        console.print(f"[bold]{name}:[/bold] {path}")
+        shown = path.display() if isinstance(path, Location) else path
+        console.print(f"[bold]{name}:[/bold] {shown}")
     console.print(f"[bold]MLflow run:[/bold] {run_id} in {tracking_uri}")
     if tracking_uri.startswith("sqlite"):
         console.print(f"  open the UI with: mlflow ui --backend-store-uri {tracking_uri}")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -43,6 +42,7 @@ from sparring.runtime.errors import UsageError, one_line
 from sparring.runtime.notify import post_json
 from sparring.runtime.ray_session import init_ray
 from sparring.runtime.registry import load_registered, log_champion, register
+from sparring.runtime.storage import locate
 from sparring.runtime.tracking import open_store, tracked_run
 
 EXPERIMENT = "retrain"
@@ -241,7 +241,7 @@ def _challenge(job: RetrainConfig, mlrun: Any, retrain_id: str, experiment: str)
         deals=replace(job.deals, train_seed=train_seed),
         registry=replace(job.registry, register=False),
         resume=True,  # a rerun after a crash continues the same evolution
-        checkpoint_root=str(Path(job.retrain.checkpoint_root) / retrain_id),
+        checkpoint_root=str(locate(job.retrain.checkpoint_root) / retrain_id),
         # the challenger's evolution is part of this retrain: nested here, not in `evolve`
         tracking=replace(job.tracking, parent_run_id=mlrun.run_id, experiment=experiment),
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import asdict
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,10 +18,12 @@ import pyarrow as pa
 
 from sparring.config.search_bench import SearchBenchConfig
 from sparring.pipelines.report import print_locations, print_table
+from sparring.runtime import storage
 from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
+from sparring.runtime.storage import locate
 from sparring.runtime.tracking import tracked_run
 from sparring.search.engine import SEARCHERS, Engine, searcher
 from sparring.search.flagbots import FlagBotsConfig
@@ -136,7 +137,8 @@ def run(job: SearchBenchConfig) -> dict[str, Any]:
     """Run the benchmark; returns the MLflow run id, the node counts, the depth each searcher
     reaches in the budget, the games and the standings (Elo with intervals)."""
     init_ray(job.ray)
-    out = Path(job.output_dir)
+    storage.configure(job.storage)
+    out = locate(job.output_dir)
     players = job.match.parsed
     chash = config_hash(
         {k: v for k, v in to_container(job).items() if k not in ("ray", "tracking")}
@@ -247,7 +249,7 @@ def run(job: SearchBenchConfig) -> dict[str, Any]:
         for name in ("nodes.parquet", "games.parquet"):
             if (out / name).exists():
                 mlrun.log_artifact(out / name, "data")
-    print_locations({"results": out.resolve()}, job.tracking.uri, mlrun.run_id)
+    print_locations({"results": out}, job.tracking.uri, mlrun.run_id)
     return {
         "run_id": mlrun.run_id,
         "metrics": metrics,

@@ -35,10 +35,12 @@ from sparring.modeling.calibration import CalibrationLog, reliability_plot
 from sparring.modeling.scenarios import ESTIMATED, difference_ci, mean_ci
 from sparring.pipelines.plots import line_plot
 from sparring.pipelines.report import print_locations, print_table
+from sparring.runtime import storage
 from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
+from sparring.runtime.storage import locate
 from sparring.runtime.tracking import tracked_run
 from sparring.seeding import task_seed
 
@@ -99,7 +101,8 @@ def _slope(ns: list[int], errors: list[float]) -> float:
 def run(job: ValidateConfig) -> dict[str, Any]:
     """Run the grid; returns the output path, the MLflow run id and the metrics (error slopes,
     coverage, separation, drift delay, Brier scores, the model's edge per opponent)."""
-    output = Path(job.output)
+    storage.configure(job.storage)
+    output = locate(job.output)
     init_ray(job.ray)
     seeds, hands = range(job.seeds), job.hands
     cells: list[tuple] = [("reference", p, job.reference_hands) for p in job.estimate]
@@ -143,7 +146,7 @@ def run(job: ValidateConfig) -> dict[str, Any]:
         with tempfile.TemporaryDirectory() as tmp:
             for plot in _plots(job, out, logs, Path(tmp)):
                 mlrun.log_artifact(plot, "plots")
-    print_locations({"results": output.resolve()}, job.tracking.uri, mlrun.run_id)
+    print_locations({"results": output}, job.tracking.uri, mlrun.run_id)
     return {"output": output, "run_id": mlrun.run_id, "metrics": metrics}
 
 

@@ -1,10 +1,10 @@
 """Parquet datasets with a contract: a declared schema plus file metadata.
 
 Every file carries ``sparring.dataset``, ``sparring.schema_version``, ``sparring.config_hash``
-and ``sparring.seed`` in its Parquet key-value metadata. Writes go to a temporary name in the
-same directory and are renamed into place when complete, so a crash never leaves a partial file
-that looks whole. Readers check the dataset name, version and columns and fail with a message
-that says what differs.
+and ``sparring.seed`` in its Parquet key-value metadata. A file may live on the local disk or an
+object store (``runtime/storage``); every write is atomic per object (a temporary name renamed
+into place, or one upload), so a crash never leaves a partial file that looks whole. Readers
+check the dataset name, version and columns and fail with a message that says what differs.
 
 Data cannot lie: pages are written with checksums and verified on every read, and each file has
 a sidecar ``<file>.sha256`` with the SHA-256 of its bytes, written before the file takes its
@@ -18,16 +18,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sparring.runtime.errors import UsageError
+from sparring.runtime.storage import Location, locate
 
 _PREFIX = "sparring."
 
@@ -40,32 +39,51 @@ class DatasetError(UsageError, ValueError):
     schema (one line: the file, what is wrong and how to regenerate it)."""
 
 
-def sidecar(path: str | os.PathLike[str]) -> Path:
+Where = str | os.PathLike[str] | Location
+
+
+def sidecar(path: Where) -> Location:
     """Where the SHA-256 of ``path``'s bytes is kept."""
-    path = Path(path)
+    path = locate(path)
     return path.with_name(f"{path.name}.sha256")
 
 
-def file_digest(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+def file_digest(path: Where) -> str:
+    return hashlib.sha256(locate(path).read_bytes()).hexdigest()
 
 
-def verify(path: str | os.PathLike[str], regenerate: str = REGENERATE) -> bool:
+def _recorded_digest(path: Location) -> str | None:
+    """The SHA-256 recorded next to ``path`` ("" when the sidecar is empty), None when none."""
+    try:
+        words = sidecar(path).read_text().split()
+    except FileNotFoundError:
+        return None
+    return words[0] if words else ""
+
+
+def _check_digest(path: Location, data: bytes, recorded: str, regenerate: str) -> None:
+    if hashlib.sha256(data).hexdigest() != recorded:
+        raise DatasetError(
+            f"{path}: damaged (its bytes no longer match {sidecar(path).name}); {regenerate}"
+        )
+
+
+def verify(path: Where, regenerate: str = REGENERATE) -> bool:
     """Whether ``path``'s bytes match its recorded SHA-256 (False when none is recorded);
     raises ``DatasetError`` (naming the file and ``regenerate``) when they do not."""
-    recorded = sidecar(path)
-    if not recorded.exists():
+    path = locate(path)
+    recorded = _recorded_digest(path)
+    if recorded is None:
         return False
-    words = recorded.read_text().split()
-    if file_digest(path) != (words[0] if words else ""):
-        raise DatasetError(
-            f"{path}: damaged (its bytes no longer match {recorded.name}); {regenerate}"
-        )
+    _check_digest(path, _fetch(path), recorded, regenerate)
     return True
+
+
+def _fetch(path: Location) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise DatasetError(f"{path}: no such dataset file") from None
 
 
 @dataclass(frozen=True)
@@ -90,43 +108,33 @@ class DatasetSpec:
 
 def write_table(
     table: pa.Table,
-    path: str | os.PathLike[str],
+    path: Where,
     spec: DatasetSpec,
     *,
     config_hash: str,
     seed: int | None,
     extra: dict[str, Any] | None = None,
-) -> Path:
-    """Write ``table`` to ``path`` atomically with ``spec``'s schema and metadata."""
-    path = Path(path)
+) -> Location:
+    """Write ``table`` to ``path`` (a local path or storage URI) with ``spec``'s schema and
+    metadata. Each object is written atomically, the digest before the file: a file under its
+    final name always has one."""
+    path = locate(path)
     try:
         table = table.select(spec.schema.names).cast(spec.schema)
     except (KeyError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise DatasetError(f"{spec.name}: table does not fit the declared schema: {exc}") from exc
     table = table.replace_schema_metadata(spec.metadata(config_hash, seed, extra))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    digest_tmp = tmp.with_name(tmp.name + ".sha256")
-    try:
-        pq.write_table(table, tmp, write_page_checksum=True)
-        # the digest is in place before the file: a file under its final name always has one
-        digest_tmp.write_text(f"{file_digest(tmp)}  {path.name}\n")
-        os.replace(digest_tmp, sidecar(path))
-        os.replace(tmp, path)
-    finally:
-        for leftover in (tmp, digest_tmp):
-            if leftover.exists():
-                leftover.unlink()
+    buffer = pa.BufferOutputStream()
+    pq.write_table(table, buffer, write_page_checksum=True)
+    data = buffer.getvalue().to_pybytes()
+    sidecar(path).write_text(f"{hashlib.sha256(data).hexdigest()}  {path.name}\n")
+    path.write_bytes(data)
     return path
 
 
-def read_metadata(path: str | os.PathLike[str]) -> dict[str, str]:
-    """The ``sparring.*`` metadata of a Parquet file (without the prefix)."""
-    path = Path(path)
-    if not path.exists():
-        raise DatasetError(f"{path}: no such dataset file")
+def _metadata(path: Location, data: bytes) -> dict[str, str]:
     try:
-        raw = pq.read_schema(path).metadata or {}
+        raw = pq.read_schema(pa.BufferReader(data)).metadata or {}
     except (pa.ArrowInvalid, OSError) as exc:
         raise DatasetError(f"{path}: not a readable Parquet file ({exc})") from exc
     return {
@@ -134,9 +142,20 @@ def read_metadata(path: str | os.PathLike[str]) -> dict[str, str]:
     }
 
 
-def check_file(path: str | os.PathLike[str], spec: DatasetSpec) -> dict[str, str]:
+def read_metadata(path: Where) -> dict[str, str]:
+    """The ``sparring.*`` metadata of a Parquet file (without the prefix)."""
+    path = locate(path)
+    return _metadata(path, _fetch(path))
+
+
+def check_file(path: Where, spec: DatasetSpec) -> dict[str, str]:
     """Validate a file's dataset name, schema version and columns; return its metadata."""
-    meta = read_metadata(path)
+    path = locate(path)
+    return _check(path, _fetch(path), spec)
+
+
+def _check(path: Location, data: bytes, spec: DatasetSpec) -> dict[str, str]:
+    meta = _metadata(path, data)
     if meta.get("dataset") != spec.name:
         raise DatasetError(
             f"{path}: expected a {spec.name!r} dataset, found {meta.get('dataset')!r}"
@@ -146,7 +165,7 @@ def check_file(path: str | os.PathLike[str], spec: DatasetSpec) -> dict[str, str
             f"{path}: {spec.name} schema version {meta.get('schema_version')} but this code reads "
             f"version {spec.version}; regenerate the dataset"
         )
-    schema = pq.read_schema(path)
+    schema = pq.read_schema(pa.BufferReader(data))
     for field in spec.schema:
         if field.name not in schema.names:
             raise DatasetError(f"{path}: column {field.name!r} is missing")
@@ -158,16 +177,21 @@ def check_file(path: str | os.PathLike[str], spec: DatasetSpec) -> dict[str, str
     return meta
 
 
-def read_table(
-    path: str | os.PathLike[str], spec: DatasetSpec, regenerate: str = REGENERATE
-) -> pa.Table:
+def read_table(path: Where, spec: DatasetSpec, regenerate: str = REGENERATE) -> pa.Table:
     """Read a dataset file after checking it against ``spec``, its bytes against their SHA-256
-    and every page against its checksum; ``regenerate`` says how to remake a damaged file."""
-    verify(path, regenerate)
-    check_file(path, spec)
+    and every page against its checksum; ``regenerate`` says how to remake a damaged file.
+    The file is fetched once: the bytes checked are the bytes read."""
+    path = locate(path)
+    data = _fetch(path)
+    recorded = _recorded_digest(path)
+    if recorded is not None:
+        _check_digest(path, data, recorded, regenerate)
+    _check(path, data, spec)
     try:
         table = pq.read_table(
-            path, schema=spec.schema.with_metadata(None), page_checksum_verification=True
+            pa.BufferReader(data),
+            schema=spec.schema.with_metadata(None),
+            page_checksum_verification=True,
         )
     except (OSError, pa.ArrowException) as exc:
         reason = str(exc).splitlines()[0][:120]
@@ -176,24 +200,26 @@ def read_table(
 
 
 def is_reusable(
-    path: str | os.PathLike[str],
+    path: Where,
     spec: DatasetSpec,
     config_hash: str,
     report: Callable[[str], object] | None = print,
 ) -> bool:
     """True when ``path`` is an intact ``spec`` file written from the same config (its bytes
     match their recorded SHA-256). A damaged one is reported in one line and not reused."""
-    if not Path(path).exists():
-        return False
+    path = locate(path)
+    recorded = _recorded_digest(path)
+    if recorded is None or not path.exists():
+        return False  # absent, or no digest recorded: cannot be trusted, recompute
+    data = _fetch(path)
     try:
-        if not verify(path):
-            return False  # no digest recorded: cannot be trusted, recompute
+        _check_digest(path, data, recorded, REGENERATE)
     except DatasetError:
         if report is not None:
             report(f"{path} is damaged (its bytes changed since it was written): recomputing it")
         return False
     try:
-        meta = check_file(path, spec)
+        meta = _check(path, data, spec)
     except DatasetError:
         return False
     return meta.get("config_hash") == config_hash

@@ -17,6 +17,7 @@ import json
 import os
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -32,6 +33,7 @@ from omegaconf import OmegaConf
 
 from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
 from sparring.runtime.progress import StopRun
+from sparring.runtime.storage import Location, locate
 
 _BATCH = 200  # MLflow accepts up to 1000 metrics / 100 params per batch
 _PARAM_BATCH = 100
@@ -155,8 +157,13 @@ class RunLogger:
     def set_tags(self, tags: Mapping[str, Any]) -> None:
         self.client.log_batch(self.run_id, tags=[RunTag(k, str(v)) for k, v in tags.items()])
 
-    def log_artifact(self, path: str | os.PathLike[str], artifact_path: str | None = None) -> None:
-        self.client.log_artifact(self.run_id, str(path), artifact_path)
+    def log_artifact(
+        self, path: str | os.PathLike[str] | Location, artifact_path: str | None = None
+    ) -> None:
+        """Copy a file (local, or on an object store) into the run's artifacts."""
+        where = locate(path)
+        with tempfile.TemporaryDirectory() as tmp:
+            self.client.log_artifact(self.run_id, str(where.download(tmp)), artifact_path)
 
     def log_text(self, text: str, artifact_file: str) -> None:
         self.client.log_text(self.run_id, text, artifact_file)
