@@ -74,7 +74,7 @@ def mlflow_server(tmp_path):
 
 @pytest.fixture(scope="session")
 def s3(tmp_path_factory):
-    """A real S3-protocol server on 127.0.0.1 for the whole session (``tests.services.S3Server``)."""
+    """A real S3-protocol server on 127.0.0.1 for the whole session (``services.S3Server``)."""
     from tests.services import s3_server
 
     with s3_server(tmp_path_factory.mktemp("s3")) as server:
