@@ -1,6 +1,6 @@
 """Two Ray nodes on this machine (a head and a second raylet, 1 CPU each): evolve (with its
-deal generation) spreads over both, gives exactly the single-node results, and survives the
-second node's raylet being killed in the middle."""
+deal generation) spreads over both with its deals and checkpoints on an S3 server, gives exactly
+the single-node results, and survives the second node's raylet being killed in the middle."""
 
 from __future__ import annotations
 
@@ -73,18 +73,48 @@ def generations_logged(db: Path) -> int:
     return len(client.get_metric_history(runs[0].info.run_id, "best_fitness"))
 
 
-def test_two_nodes_share_the_work_and_a_lost_node_changes_nothing(tmp_path):
+def on_s3(bucket: str, run: str, endpoint: str) -> list[str]:
+    """Overrides that put a run's deals and checkpoints on the S3 server."""
+    return [
+        f"deals.root={bucket}/{run}/deals",
+        f"checkpoint_root={bucket}/{run}/checkpoints",
+        f"storage.endpoint={endpoint}",
+    ]
+
+
+def stored(bucket: str, run: str, endpoint: str) -> list[str]:
+    """The names of the objects a run left on the S3 server."""
+    import pyarrow.fs as pafs
+
+    fs = pafs.S3FileSystem(endpoint_override=endpoint.split("://")[1], scheme="http")
+    found = fs.get_file_info(pafs.FileSelector(f"{bucket.split('://')[1]}/{run}", recursive=True))
+    return sorted(i.base_name for i in found if i.type == pafs.FileType.File)
+
+
+def test_two_nodes_share_the_work_and_a_lost_node_changes_nothing(tmp_path, s3, s3_bucket):
     single = outcome(tmp_path, "single", evolve(tmp_path, "single", ["ray.num_cpus=2"]))
     assert single["nodes_used"] == 1
     with local_cluster(tmp_path / "cluster", workers=1, cpus=1) as cluster:
         on_cluster = ["ray=cluster", f"ray.address={cluster.address}"]
-        clean = outcome(tmp_path, "clean", evolve(tmp_path, "clean", on_cluster, cluster.env))
+        clean_run = evolve(
+            tmp_path, "clean", [*on_cluster, *on_s3(s3_bucket, "clean", s3.endpoint)], cluster.env
+        )
+        clean = outcome(tmp_path, "clean", clean_run)
         assert clean["nodes_used"] == 2, clean["nodes"]  # tasks ran on both nodes
         assert clean["best_fitness"] == single["best_fitness"]
         assert clean["champion"] == single["champion"]
+        objects = stored(s3_bucket, "clean", s3.endpoint)
+        # 2 + 3 deal shards written by tasks on either node, each with its digest
+        assert sum(name.endswith(".parquet") for name in objects) == 5
+        assert sum(name.endswith(".parquet.sha256") for name in objects) == 5
+        assert [n for n in objects if n.endswith(".npz")] == [
+            f"gen-{g:05d}.npz" for g in range(1, 13)
+        ]
 
         # The fault: the second node's raylet is killed after a few generations.
-        proc = evolve(tmp_path, "fault", on_cluster, cluster.env)
+        proc = evolve(
+            tmp_path, "fault", [*on_cluster, *on_s3(s3_bucket, "fault", s3.endpoint)], cluster.env
+        )
         deadline = time.monotonic() + 300
         while generations_logged(tmp_path / "fault.db") < 3:
             assert proc.poll() is None, proc.stderr.read().decode()[-3000:]

@@ -124,3 +124,39 @@ def test_file_uris_and_plain_paths_are_the_same_place(tmp_path):
     assert locate(f"file://{tmp_path}/a.txt").read_text() == "same"
     assert locate(tmp_path / "a.txt").is_local and not storage.is_remote(str(tmp_path))
     assert storage.is_remote("s3://b/k") and storage.is_remote("gs://b/k")
+
+
+WRITER = """
+import sys
+from sparring.runtime import storage
+storage.configure(storage.StorageOptions(endpoint=sys.argv[1]))
+storage.locate(sys.argv[2]).write_bytes(b"x" * (200 << 20))
+"""
+
+
+def test_a_writer_killed_mid_upload_leaves_no_object(s3, s3_bucket):
+    """SIGKILL after the first part of a 200 MB object reached the store: nothing is there,
+    not even a prefix of the bytes (a multipart upload shows only once it is completed)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    target = f"{s3_bucket}/big.bin"
+    bucket = s3_bucket.split("://")[1]
+    before = len(s3.requests())
+    proc = subprocess.Popen([sys.executable, "-c", WRITER, s3.endpoint, target])
+    deadline = time.monotonic() + 120
+    while f"/{bucket}/big.bin?partNumber=" not in s3.requests()[before:]:
+        assert proc.poll() is None and time.monotonic() < deadline, "no part was uploaded"
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    log = s3.requests()[before:]
+    assert "POST /" + bucket + "/big.bin?uploadId=" not in log  # never completed
+    storage.configure(storage.StorageOptions(endpoint=s3.endpoint))
+    try:
+        assert not locate(target).exists() and locate(s3_bucket).glob("*") == []
+    finally:
+        storage.configure(storage.StorageOptions())

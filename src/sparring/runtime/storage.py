@@ -194,6 +194,16 @@ class Location:
         )
         return [self / name for name in names]
 
+    def subdirs(self) -> list[Location]:
+        """The directories directly in this one, sorted by name."""
+        selector = pafs.FileSelector(self.path, allow_not_found=True, recursive=False)
+        try:
+            infos = self.fs.get_file_info(selector)
+        except OSError as exc:
+            raise StorageError(f"{self}: cannot be listed ({_first_line(exc)})") from None
+        names = sorted(i.base_name for i in infos if i.type == pafs.FileType.Directory)
+        return [self / name for name in names]
+
     # -- bytes --------------------------------------------------------------------------
     def read_bytes(self) -> bytes:
         try:
