@@ -26,7 +26,7 @@ setup: $(VENV)/.synced  ## create .venv from the lock file
 
 run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.db
 	$(PY) pipelines/equity.py trials=4000
-	$(PY) pipelines/handgen.py deals=200 seed=1
+	$(PY) pipelines/handgen.py deals=200 seed=1 output_root=file://$(CURDIR)/data/deals  # any storage URI: s3://, gs://
 	$(PY) -m sparring.cli poker replay --deals "$$(ls -td data/deals/*/ | head -1)" --deal 0 --rotation 0 | tail -n 8
 	$(PY) pipelines/evolve.py ga.population=16 ga.generations=3 deals.train=60 deals.heldout=150
 	$(PY) pipelines/validate.py seeds=3 'hands=[25,50,100,200]' reference_hands=2000 drift.runs=4 match.games=20 match.series=1
@@ -47,6 +47,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
 	$(PY) -m sparring.cli results
 	$(PY) -m sparring.cli cluster config --image ami-0abc12345def67890 -o data/cluster.example.yaml
+	$(PY) -m sparring.cli submit --dry-run evolve deals.root=s3://my-bucket/deals checkpoint_root=s3://my-bucket/checkpoints
 	@if command -v chromium >/dev/null; then $(PY) -m sparring.runtime.screenshots --out data/ui; \
 	else echo "(apt-get install chromium for screenshots of the MLflow UI: python -m sparring.runtime.screenshots)"; fi
 	@echo

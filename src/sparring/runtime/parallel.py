@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import ray
@@ -20,15 +21,24 @@ R = TypeVar("R")
 
 _REMOTES: dict[Callable[..., Any], Any] = {}
 _NODES: set[str] = set()  # the Ray nodes that ran this process's tasks (see nodes_used)
+_CODE: set[str] = set()  # where those tasks imported sparring from (see code_used)
+
+
+def code_dir() -> str:
+    """The directory this process imported the ``sparring`` package from."""
+    import sparring
+
+    return str(Path(sparring.__file__).resolve().parent)
 
 
 def _remote(fn: Callable[..., Any]) -> Any:
     # One remote wrapper per function: Ray exports a function's code once per wrapper.
     if fn not in _REMOTES:
 
-        def on_node(item: Any, **shared: Any) -> tuple[str, Any]:
-            """``fn``'s result and the id of the node that computed it."""
-            return ray.get_runtime_context().get_node_id(), fn(item, **shared)
+        def on_node(item: Any, **shared: Any) -> tuple[str, str, Any]:
+            """``fn``'s result, the id of the node that computed it and where its worker
+            imported sparring from (a submitted job's workers import the shipped copy)."""
+            return ray.get_runtime_context().get_node_id(), code_dir(), fn(item, **shared)
 
         on_node.__name__, on_node.__qualname__ = fn.__name__, fn.__qualname__  # Ray's task name
         _REMOTES[fn] = ray.remote(on_node)
@@ -41,7 +51,14 @@ def nodes_used(reset: bool = False) -> set[str]:
     seen = set(_NODES)
     if reset:
         _NODES.clear()
+        _CODE.clear()
     return seen
+
+
+def code_used() -> set[str]:
+    """Where this process and the workers of its tasks (since the last reset) imported
+    sparring from."""
+    return {code_dir(), *_CODE}
 
 
 def parallel_map(
@@ -81,8 +98,9 @@ def parallel_map(
     if progress and refs:
         _wait_with_progress(refs, description)
     done = ray.get(refs)
-    _NODES.update(node for node, _ in done)
-    return [result for _, result in done]
+    _NODES.update(node for node, _, _ in done)
+    _CODE.update(code for _, code, _ in done)
+    return [result for _, _, result in done]
 
 
 def _wait_with_progress(refs: list[Any], description: str) -> None:

@@ -16,7 +16,6 @@ import getpass
 import json
 import os
 import socket
-import subprocess
 import tempfile
 import time
 from collections.abc import Iterator, Mapping
@@ -33,24 +32,12 @@ from omegaconf import OmegaConf
 
 from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
 from sparring.runtime.progress import StopRun
+from sparring.runtime.provenance import git_commit, git_dirty, submission_tags
 from sparring.runtime.storage import Location, locate
 
 _BATCH = 200  # MLflow accepts up to 1000 metrics / 100 params per batch
 _PARAM_BATCH = 100
 _MAX_PARAM_LEN = 6000
-
-
-def git_commit(cwd: str | os.PathLike[str] | None = None) -> str:
-    """The git commit of the checkout the code runs from (or of ``cwd``), "unknown" when the
-    code is not in a checkout (an installed wheel, a Ray job's directory)."""
-    cwd = cwd if cwd is not None else Path(__file__).resolve().parent
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    return out.stdout.strip() if out.returncode == 0 else "unknown"
 
 
 _OPENED: set[str] = set()
@@ -216,7 +203,8 @@ def source_tags(pipeline: str, commit: str) -> dict[str, str]:
     tags = {
         "mlflow.source.name": f"pipelines/{pipeline}.py",
         # a Ray job's driver runs inside the job's working directory, not a user's shell
-        "mlflow.source.type": "JOB" if os.environ.get("RAY_JOB_ID") else "LOCAL",
+        # (Ray hands a submitted job's driver its job config in this variable)
+        "mlflow.source.type": "JOB" if os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR") else "LOCAL",
         "mlflow.user": _user(),
     }
     if commit != "unknown":
@@ -290,11 +278,13 @@ def tracked_run(
     all_tags = {
         "pipeline": pipeline,
         "git_commit": commit,
+        "git_dirty": git_dirty(),
         "config_hash": digest,
         **source_tags(pipeline, commit),
         **(tracking.get("tags") or {}),
         **(tags or {}),
     }
+    all_tags.update(submission_tags(digest))
     parent = tracking.get("parent_run_id") or os.environ.get("SPARRING_SWEEP_PARENT_RUN")
     if parent:
         all_tags["mlflow.parentRunId"] = parent
@@ -310,7 +300,7 @@ def tracked_run(
     for orphan in close_orphans(client, exp_id, pipeline, run.info.run_id):
         print(f"marked run {orphan} KILLED: its driver process is gone")
     logger = RunLogger(client, run.info.run_id, exp_id)
-    from sparring.runtime.parallel import nodes_used  # here: reading runs needs no Ray
+    from sparring.runtime.parallel import code_used, nodes_used  # here: reading runs needs no Ray
 
     nodes_used(reset=True)
     logger.log_params(flatten(body))
@@ -331,4 +321,6 @@ def tracked_run(
     if nodes:  # where the run's tasks ran: a multi-node run shows its spread
         logger.log_metrics({"nodes_used": len(nodes)})
         logger.set_tags({"ray_nodes": ",".join(sorted(n[:12] for n in nodes))})
+    # where the driver and the task workers imported sparring from (a submitted job: its copy)
+    logger.set_tags({"sparring_code": ",".join(sorted(code_used()))[:5000]})
     client.set_terminated(run.info.run_id, status="FINISHED")

@@ -1,0 +1,220 @@
+"""``sparring submit``: a pipeline run as a Ray job that carries exactly the submitted code.
+
+What is sent:
+
+- the checkout's working tree as the job's working directory (without ``.git``, ``.venv``,
+  data and MLflow stores), and ``src/sparring`` as a ``py_modules`` package, which Ray puts
+  ahead of any installed ``sparring`` on the path of the job's driver and of every worker: they
+  import the submitted code, not a checkout that happens to be on the node;
+- the entrypoint ``python pipelines/<pipeline>.py <overrides>``, run with the cluster's Python,
+  whose environment comes from the same ``uv.lock`` (the cluster's setup runs
+  ``uv sync --locked``; a job on an environment built from another lock says so in one line);
+- the git commit, the dirty flag, the ``uv.lock`` digest and the config hash, recorded by the
+  job's run as tags.
+
+Before anything is sent the config is composed and checked as the job will compose it
+(``ray=cluster`` and ``tracking=server`` unless the overrides choose), and a relative output
+path is refused: the job runs in a temporary copy of the code on the head, so anything written
+under a relative path is lost with it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sparring.runtime.config import config_hash, to_container
+from sparring.runtime.errors import ConfigError, UsageError
+from sparring.runtime.provenance import (
+    SUBMITTED_COMMIT,
+    SUBMITTED_CONFIG_HASH,
+    SUBMITTED_DIRTY,
+    SUBMITTED_LOCK,
+    git_commit,
+    git_dirty,
+    lock_digest,
+)
+from sparring.runtime.storage import scheme_of
+
+DEFAULT_ADDRESS = "http://127.0.0.1:8265"
+# Left out of the shipped tree: version control, environments, data, stores, caches.
+EXCLUDES = [
+    ".git",
+    ".venv",
+    "data",
+    "outputs",
+    "multirun",
+    "mlruns",
+    "mlartifacts",
+    "*.db",
+    "**/__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".mypy_cache",
+    ".hypothesis",
+    "conf/best",
+]
+# Config keys (their last part) that say where a run writes.
+OUTPUT_KEYS = frozenset(
+    {"output", "output_root", "output_dir", "root", "checkpoint_root", "artifact_root", "storage"}
+)
+LOST = (
+    "a submitted job runs in a temporary copy of the code on the cluster and what it writes "
+    "there is lost; use s3://..., gs://... or an absolute path every node shares"
+)
+# The cluster's Python must hold the locked environment (Ray gives jobs the PATH of `ray start`).
+ENVIRONMENT_CHECK = (
+    "python -c 'import hydra, ray, sparring' 2>/dev/null || "
+    "{ echo \"error: the cluster's python ($(command -v python)) lacks Sparring's locked "
+    "environment: start Ray with the project's .venv/bin first on PATH (README: A Ray "
+    'cluster)" >&2; exit 2; }'
+)
+
+
+def checkout() -> Path:
+    """The Sparring checkout this code runs from (the tree that is shipped)."""
+    root = Path(__file__).resolve().parents[3]
+    if not all((root / part).exists() for part in ("pipelines", "conf", "pyproject.toml")):
+        raise UsageError(
+            f"sparring submit ships a checkout, and this sparring is installed at {root}; "
+            "run it from a clone of the repository (make setup)"
+        )
+    return root
+
+
+def pipelines(root: Path) -> list[str]:
+    """The pipelines a job can run: ``pipelines/<name>.py``."""
+    return sorted(p.stem for p in (root / "pipelines").glob("*.py"))
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A checked job, ready to send."""
+
+    pipeline: str
+    overrides: list[str]  # as the job gets them (with the cluster defaults added)
+    entrypoint: str
+    runtime_env: dict[str, Any]
+    config_hash: str
+    commit: str
+    dirty: str
+
+
+def with_cluster_defaults(overrides: Sequence[str]) -> list[str]:
+    """``ray=cluster`` and ``tracking=server`` first, unless the overrides choose otherwise."""
+    chosen = list(overrides)
+    added = []
+    if not any(o.lstrip("+~").startswith(("ray=", "ray.")) for o in chosen):
+        added.append("ray=cluster")
+    if not any(o.lstrip("+~").startswith(("tracking=", "tracking.uri=")) for o in chosen):
+        added.append("tracking=server")
+    return added + chosen
+
+
+def _leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for key, value in tree.items():
+        if isinstance(value, Mapping):
+            yield from _leaves(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def check_outputs(conf: Mapping[str, Any]) -> None:
+    """Refuse a relative local output path (or a relative sqlite tracking store) in one line."""
+    for key, value in _leaves(conf):
+        if not isinstance(value, str):
+            continue
+        name = key.rsplit(".", 1)[-1]
+        if name in OUTPUT_KEYS and scheme_of(value) == "" and not Path(value).is_absolute():
+            raise ConfigError.text(f"{key}={value} is a relative path: {LOST}")
+        if key == "tracking.uri" and value.startswith("sqlite:///"):
+            db = value[len("sqlite:///") :]
+            if not db.startswith("/"):
+                raise ConfigError.text(
+                    f"tracking.uri={value} is a relative sqlite store: {LOST} "
+                    "(or log to the head's MLflow server: tracking=server)"
+                )
+
+
+def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -> Submission:
+    """Compose and check the job's config and describe the job (nothing is sent)."""
+    from sparring.tuning.target import typed
+
+    root = root or checkout()
+    known = pipelines(root)
+    if pipeline not in known:
+        raise ConfigError("pipeline", pipeline, f"one of {', '.join(known)}")
+    args = with_cluster_defaults(overrides)
+    conf = to_container(typed(str(root / "conf"), pipeline, args))
+    check_outputs(conf)
+    # the hash the job's run will compute (tracked_run: the config without tracking and hydra)
+    digest = config_hash({k: v for k, v in conf.items() if k not in ("tracking", "hydra")})
+    commit, dirty = git_commit(root), git_dirty(root)
+    env = {
+        SUBMITTED_COMMIT: commit,
+        SUBMITTED_DIRTY: dirty,
+        SUBMITTED_CONFIG_HASH: digest,
+        "RAY_USAGE_STATS_ENABLED": "0",
+    }
+    lock = lock_digest(root / "uv.lock")
+    if lock:
+        env[SUBMITTED_LOCK] = lock
+    command = " ".join(shlex.quote(part) for part in ["python", f"pipelines/{pipeline}.py", *args])
+    return Submission(
+        pipeline=pipeline,
+        overrides=args,
+        entrypoint=f"{ENVIRONMENT_CHECK}; exec {command}",
+        runtime_env={
+            "working_dir": str(root),
+            "py_modules": [str(root / "src" / "sparring")],
+            "excludes": EXCLUDES,
+            "env_vars": env,
+        },
+        config_hash=digest,
+        commit=commit,
+        dirty=dirty,
+    )
+
+
+def send(job: Submission, address: str, submission_id: str | None = None) -> str:
+    """Submit ``job`` to the Ray cluster's job server at ``address``; returns the job id."""
+    from ray.job_submission import JobSubmissionClient
+
+    try:
+        client = JobSubmissionClient(address)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise UsageError(f"no Ray job server at {address} ({_first_line(exc)})") from None
+    return client.submit_job(
+        entrypoint=job.entrypoint,
+        runtime_env=job.runtime_env,
+        submission_id=submission_id,
+        metadata={
+            "pipeline": job.pipeline,
+            "git_commit": job.commit,
+            "git_dirty": job.dirty,
+            "config_hash": job.config_hash,
+        },
+    )
+
+
+def follow(address: str, job_id: str) -> str:
+    """Print the job's output as it comes; returns its final status (e.g. ``SUCCEEDED``)."""
+    from ray.job_submission import JobSubmissionClient
+
+    client = JobSubmissionClient(address)
+
+    async def tail() -> None:
+        async for lines in client.tail_job_logs(job_id):
+            print(lines, end="", flush=True)
+
+    asyncio.run(tail())
+    return str(client.get_job_status(job_id).value)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__
