@@ -19,7 +19,7 @@ from sparring.pipelines import equity, evolve, handgen
 from sparring.pipelines.dealsets import load_deal_set
 from sparring.poker.preflop import PREFLOP_SPEC
 from sparring.runtime import storage
-from sparring.runtime.datasets import read_table
+from sparring.runtime.datasets import read_table, sidecar
 from sparring.runtime.storage import locate
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,3 +161,59 @@ def test_evolve_killed_mid_run_resumes_from_its_checkpoints_on_s3(
 def _checkpoints(root) -> list[str]:
     """The checkpoint files under a checkpoint root (one directory per run hash)."""
     return [p.name for run in root.subdirs() for p in run.glob("gen-*.npz")]
+
+
+def test_eleusis_results_and_a_compare_plot_go_to_s3(
+    ray_session, pipeline_config, s3, s3_bucket, tmp_path
+):
+    from sparring.pipelines import compare, eleusis_bench
+    from sparring.pipelines.eleusis_bench import GAMES_SPEC, RESULTS_SPEC, games_path
+
+    grid = ("decks=[best_ne_mode]", "scientists=[frequency,oracle]", "h0=[20]", "seeds=2")
+    local = eleusis_bench.run(
+        pipeline_config("eleusis_bench", *grid, f"output={tmp_path / 'e.parquet'}")
+    )
+    uri = f"{s3_bucket}/eleusis/results.parquet"
+    endpoint = f"storage.endpoint={s3.endpoint}"
+    eleusis_bench.run(pipeline_config("eleusis_bench", *grid, f"output={uri}", endpoint))
+    same = ["deck", "h0", "scientist", "mean_guesses", "dnf_rate", "regret"]  # not timings
+    assert read_table(uri, RESULTS_SPEC).select(same).equals(
+        read_table(local["output"], RESULTS_SPEC).select(same)
+    )
+    assert str(games_path(uri)) == f"{s3_bucket}/eleusis/results_games.parquet"
+    assert read_table(games_path(uri), GAMES_SPEC).num_rows == 2 * 2
+
+    cfg = pipeline_config(
+        "compare",
+        "experiment=eleusis_bench",
+        "metric=wall_s",
+        f"output_dir={s3_bucket}/compare",
+        endpoint,
+    )
+    plot = compare.run(cfg).plot
+    assert plot is not None and str(plot).startswith(f"{s3_bucket}/compare/")
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_preflop_table_on_s3_feeds_deal_generation(
+    ray_session, pipeline_config, s3, s3_bucket, tmp_path
+):
+    from sparring.poker.preflop import default_table_path
+
+    storage.configure(storage.StorageOptions(endpoint=s3.endpoint))
+    shipped, table = default_table_path(), locate(f"{s3_bucket}/tables/preflop.parquet")
+    table.write_bytes(shipped.read_bytes())
+    sidecar(table).write_bytes(sidecar(shipped).read_bytes())
+    local = handgen.run(pipeline_config("handgen", *DEALS, f"output_root={tmp_path}"))
+    remote = handgen.run(
+        pipeline_config(
+            "handgen",
+            *DEALS,
+            f"output_root={tmp_path}",
+            f"preflop.table={table}",
+            f"storage.endpoint={s3.endpoint}",
+        )
+    )
+    a, b = load_deal_set(local["output"]), load_deal_set(remote["output"])
+    for field in FIELDS:
+        np.testing.assert_array_equal(getattr(a, field), getattr(b, field))

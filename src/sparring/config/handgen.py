@@ -10,6 +10,7 @@ from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, Tr
 from sparring.pipelines.dealsets import DealSetConfig
 from sparring.poker.rules import MAX_SEATS, MIN_SEATS
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.storage import is_remote, locate
 
 
 @dataclass
@@ -32,8 +33,9 @@ class HandgenPreflopConfig(PreflopConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.table is not None:
-            path = Path(self.table)
+        if self.table is not None and not is_remote(checks.storage_file("table", self.table)):
+            # a table on an object store is checked when it is read (one line, too)
+            path = Path(self.table.removeprefix("file://"))
             if not path.exists():
                 raise ConfigError("table", self.table, "an existing preflop_equity Parquet file")
             if path.is_dir():
@@ -75,5 +77,5 @@ class HandgenConfig(ObjectiveConfig):
             shard_size=self.shard_size,
             raise_factor=self.preflop.raise_factor,
             call_factor=self.preflop.call_factor,
-            preflop_table=None if table is None else str(Path(table).resolve()),
+            preflop_table=None if table is None else str(locate(table).absolute()),
         )

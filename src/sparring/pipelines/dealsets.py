@@ -70,8 +70,11 @@ class DealSetConfig:
         return self.directory(root) / f"part-{index:05d}.parquet"
 
 
-def write_shard(shard: tuple[int, int, int], settings: DealSetConfig, root: Location) -> dict:
-    """One task: generate one shard's deals and write them; returns its counts."""
+def write_shard(
+    shard: tuple[int, int, int], settings: DealSetConfig, root: Location, preflop: np.ndarray
+) -> dict:
+    """One task: generate one shard's deals (``preflop``: the equity grid the policy reads)
+    and write them; returns its counts."""
     index, first, count = shard
     start = time.perf_counter()
     deals, rejected = generate_deals(
@@ -80,7 +83,7 @@ def write_shard(shard: tuple[int, int, int], settings: DealSetConfig, root: Loca
         settings.table_size,
         settings.equity_trials,
         settings.seed,
-        load_table(settings.preflop_table),
+        preflop,
         settings.raise_factor,
         settings.call_factor,
     )
@@ -125,7 +128,12 @@ def ensure_deal_set(settings: DealSetConfig, root: Root) -> tuple[Location, dict
         write_shard,
         todo,
         # absolute: a task's worker may run in another directory than this driver
-        shared={"settings": settings, "root": root.absolute()},
+        shared={
+            "settings": settings,
+            "root": root.absolute(),
+            # read once here, where the storage options are known (the table may be on a store)
+            "preflop": load_table(settings.preflop_table) if todo else None,
+        },
         description=f"handgen: {len(todo)} shards of {settings.shard_size} deals",
     )
     wall = time.perf_counter() - start
