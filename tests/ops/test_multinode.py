@@ -91,6 +91,20 @@ def stored(bucket: str, run: str, endpoint: str) -> list[str]:
     return sorted(i.base_name for i in found if i.type == pafs.FileType.File)
 
 
+def digests(bucket: str, run: str, endpoint: str) -> set[str]:
+    """The recorded SHA-256 of every deal shard a run left on the S3 server."""
+    import pyarrow.fs as pafs
+
+    fs = pafs.S3FileSystem(endpoint_override=endpoint.split("://")[1], scheme="http")
+    found = fs.get_file_info(pafs.FileSelector(f"{bucket.split('://')[1]}/{run}", recursive=True))
+    sums = set()
+    for info in found:
+        if info.base_name.endswith(".parquet.sha256"):
+            with fs.open_input_stream(info.path) as f:
+                sums.add(f.read().decode().split()[0])
+    return sums
+
+
 def test_two_nodes_share_the_work_and_a_lost_node_changes_nothing(tmp_path, s3, s3_bucket):
     single = outcome(tmp_path, "single", evolve(tmp_path, "single", ["ray.num_cpus=2"]))
     assert single["nodes_used"] == 1
@@ -110,6 +124,29 @@ def test_two_nodes_share_the_work_and_a_lost_node_changes_nothing(tmp_path, s3, 
         assert [n for n in objects if n.endswith(".npz")] == [
             f"gen-{g:05d}.npz" for g in range(1, 13)
         ]
+
+        # handgen on the cluster writes the held-out set evolve made: the same bytes.
+        handgen = subprocess.run(
+            [
+                sys.executable,
+                str(ROOT / "pipelines" / "handgen.py"),
+                *["deals=150", "table_size=10", "equity_trials=500", "seed=2", "shard_size=50"],
+                *on_cluster,
+                f"output_root={s3_bucket}/handgen",
+                f"storage.endpoint={s3.endpoint}",
+                f"tracking.uri=sqlite:///{tmp_path / 'handgen.db'}",
+            ],
+            cwd=tmp_path,
+            env=cluster.env,
+            capture_output=True,
+            text=True,
+        )
+        assert handgen.returncode == 0, handgen.stderr[-3000:]
+        made = stored(s3_bucket, "handgen", s3.endpoint)
+        assert len(made) == 6 and set(made) <= set(objects)
+        assert digests(s3_bucket, "handgen", s3.endpoint) <= digests(
+            s3_bucket, "clean", s3.endpoint
+        )
 
         # The fault: the second node's raylet is killed after a few generations.
         proc = evolve(

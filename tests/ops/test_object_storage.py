@@ -177,8 +177,10 @@ def test_eleusis_results_and_a_compare_plot_go_to_s3(
     endpoint = f"storage.endpoint={s3.endpoint}"
     eleusis_bench.run(pipeline_config("eleusis_bench", *grid, f"output={uri}", endpoint))
     same = ["deck", "h0", "scientist", "mean_guesses", "dnf_rate", "regret"]  # not timings
-    assert read_table(uri, RESULTS_SPEC).select(same).equals(
-        read_table(local["output"], RESULTS_SPEC).select(same)
+    assert (
+        read_table(uri, RESULTS_SPEC)
+        .select(same)
+        .equals(read_table(local["output"], RESULTS_SPEC).select(same))
     )
     assert str(games_path(uri)) == f"{s3_bucket}/eleusis/results_games.parquet"
     assert read_table(games_path(uri), GAMES_SPEC).num_rows == 2 * 2
