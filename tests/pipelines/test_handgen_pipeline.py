@@ -106,3 +106,22 @@ def test_replay_prints_a_hand(ray_session, pipeline_config, tmp_path, capsys):
     assert cli(["poker", "replay", "--deals", str(directory), "--deal", "99"]) == 2
     assert "--deal 99: no such deal" in capsys.readouterr().err
     assert cli(["poker", "replay", "--deals", str(tmp_path / "nothing")]) == 2
+
+
+def test_shards_a_driver_cannot_see_are_reported_in_one_line(
+    ray_session, pipeline_config, tmp_path
+):
+    """What a local root on a cluster without a shared disk looks like from the driver: the
+    tasks wrote their shards, but on other machines."""
+    from sparring.pipelines.dealsets import check_visible
+    from sparring.runtime.errors import UsageError
+    from sparring.runtime.storage import locate
+
+    cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
+    settings = cfg.deal_set
+    run(cfg)
+    check_visible(settings, locate(tmp_path), settings.shards)  # all here: nothing to say
+    settings.shard_path(tmp_path, 1).delete()
+    with pytest.raises(UsageError, match=r"1 of 3 shards written under .* not visible from this "
+                       r"driver \(e\.g\. part-00001\).*use s3://"):  # fmt: skip
+        check_visible(settings, locate(tmp_path), settings.shards)

@@ -28,6 +28,7 @@ from sparring.runtime.datasets import (
     verify,
     write_table,
 )
+from sparring.runtime.errors import UsageError
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.storage import Location, locate
 
@@ -119,6 +120,19 @@ def missing_shards(settings: DealSetConfig, root: Root) -> list[tuple[int, int, 
     ]
 
 
+def check_visible(settings: DealSetConfig, root: Location, written: list) -> None:
+    """Fail in one line when shards the tasks wrote are not where this driver reads: a local
+    root on a cluster whose nodes do not share that disk (each shard lands on the node that
+    ran its task)."""
+    unseen = [s[0] for s in written if not settings.shard_path(root, s[0]).exists()]
+    if unseen:
+        raise UsageError(
+            f"{len(unseen)} of {len(written)} shards written under {root.display()} are not "
+            f"visible from this driver (e.g. part-{unseen[0]:05d}): the tasks ran on nodes "
+            "that do not share that disk; use s3://..., gs://... or a shared path"
+        )
+
+
 def ensure_deal_set(settings: DealSetConfig, root: Root) -> tuple[Location, dict[str, float]]:
     """Make sure the deal set exists under ``root`` (computing only missing shards)."""
     root = locate(root)
@@ -137,6 +151,7 @@ def ensure_deal_set(settings: DealSetConfig, root: Root) -> tuple[Location, dict
         description=f"handgen: {len(todo)} shards of {settings.shard_size} deals",
     )
     wall = time.perf_counter() - start
+    check_visible(settings, root, todo)
     made = sum(r["deals"] for r in done)
     rejected = sum(r["rejected"] for r in done)
     stats = {
