@@ -36,6 +36,7 @@ from sparring.pipelines.league import rate_in_league, tag_versions
 from sparring.pipelines.report import console, print_table
 from sparring.poker.bots import BASELINES, baseline_table
 from sparring.poker.engine import play_deals
+from sparring.runtime import storage
 from sparring.runtime.claims import acquire, claim_key
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import UsageError, one_line
@@ -123,6 +124,7 @@ def run(job: RetrainConfig) -> dict[str, Any]:
     """Evolve a challenger and decide; returns ``decision`` (promoted or kept), the run id, the
     ``edge`` in bb/100 with its bounds ``low``/``high`` and the champion's version. For an id
     already decided it returns that decision (``rerun`` True) and changes nothing."""
+    storage.configure(job.storage)  # the deal sets and checkpoints may be on a store
     retrain_id = str(job.retrain.id or dt.datetime.now(dt.UTC).date().isoformat())
     name = job.registry.model_name
     experiment = job.tracking.experiment or EXPERIMENT
