@@ -81,6 +81,10 @@ def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
         (("cluster", "config"), ["--image", "ami-1"], "--image=ami-1 is not allowed: expected"),
         (("cluster", "config"), ["--image", "ami-0abc12345def67890", "-o", str(d)],
          "a directory, expected a file path"),
+        (("submit",), ["--address", "http://127.0.0.1:9", "evolve"],
+         "deals.root=data/deals is a relative path"),
+        (("submit",), ["bogus"], "pipeline=bogus is not allowed: expected one of compare"),
+        (("submit",), ["equity", "output=/tmp/x.parquet", "trials=0"], "trials=0 is not allowed"),
     ]  # fmt: skip
 
 
