@@ -73,6 +73,7 @@ bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks
 	$(PY) benchmarks/search.py --quick
 	$(PY) benchmarks/mus_engine.py --quick
 	$(PY) benchmarks/player_model.py --quick
+	$(PY) benchmarks/storage.py --quick
 
 MLFLOW_PORT ?= 5000
 mlflow-server: setup  ## an MLflow tracking server on 127.0.0.1 (sqlite backend, served artifacts)
