@@ -76,13 +76,14 @@ def path_text(key: str, value: Any) -> str:
 
 def _storage(key: str, value: Any) -> Path | None:
     """Check a path or storage URI; the local path it names (None on an object store)."""
-    from sparring.runtime.storage import ALLOWED, SCHEMES, scheme_of
+    from sparring.runtime.storage import ALLOWED, StorageError, check_uri, scheme_of
 
     path_text(key, value)
-    scheme = scheme_of(value)
-    if scheme and (scheme not in SCHEMES or not value.split("://", 1)[1].strip("/")):
-        raise ConfigError(key, value, ALLOWED)
-    return Path(value.split("://", 1)[-1]) if scheme in ("", "file") else None
+    try:
+        check_uri(value)
+    except StorageError:
+        raise ConfigError(key, value, ALLOWED) from None
+    return Path(value.split("://", 1)[-1]) if scheme_of(value) in ("", "file") else None
 
 
 def storage_dir(key: str, value: Any) -> str:

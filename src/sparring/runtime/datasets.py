@@ -209,9 +209,12 @@ def is_reusable(
     match their recorded SHA-256). A damaged one is reported in one line and not reused."""
     path = locate(path)
     recorded = _recorded_digest(path)
-    if recorded is None or not path.exists():
-        return False  # absent, or no digest recorded: cannot be trusted, recompute
-    data = _fetch(path)
+    if recorded is None:
+        return False  # no digest recorded (or nothing at all): cannot be trusted, recompute
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return False
     try:
         _check_digest(path, data, recorded, REGENERATE)
     except DatasetError:

@@ -177,32 +177,26 @@ class Location:
     def is_dir(self) -> bool:
         return self._info().type == pafs.FileType.Directory
 
+    def _entries(self, kind: pafs.FileType) -> list[str]:
+        """The names of the entries of type ``kind`` directly in this directory, sorted."""
+        selector = pafs.FileSelector(self.path, allow_not_found=True, recursive=False)
+        try:
+            infos = self.fs.get_file_info(selector)
+        except OSError as exc:
+            raise StorageError(f"{self}: cannot be listed ({_first_line(exc)})") from None
+        return sorted(info.base_name for info in infos if info.type == kind)
+
     def glob(self, pattern: str) -> list[Location]:
         """The files directly in this directory whose names match ``pattern``, sorted by name
         (temporary files of unfinished writes start with a dot and never match)."""
         if not self.is_dir():
             return []
-        selector = pafs.FileSelector(self.path, allow_not_found=True, recursive=False)
-        try:
-            infos = self.fs.get_file_info(selector)
-        except OSError as exc:
-            raise StorageError(f"{self}: cannot be listed ({_first_line(exc)})") from None
-        names = sorted(
-            info.base_name
-            for info in infos
-            if info.type == pafs.FileType.File and fnmatch.fnmatchcase(info.base_name, pattern)
-        )
-        return [self / name for name in names]
+        names = self._entries(pafs.FileType.File)
+        return [self / name for name in names if fnmatch.fnmatchcase(name, pattern)]
 
     def subdirs(self) -> list[Location]:
         """The directories directly in this one, sorted by name."""
-        selector = pafs.FileSelector(self.path, allow_not_found=True, recursive=False)
-        try:
-            infos = self.fs.get_file_info(selector)
-        except OSError as exc:
-            raise StorageError(f"{self}: cannot be listed ({_first_line(exc)})") from None
-        names = sorted(i.base_name for i in infos if i.type == pafs.FileType.Directory)
-        return [self / name for name in names]
+        return [self / name for name in self._entries(pafs.FileType.Directory)]
 
     # -- bytes --------------------------------------------------------------------------
     def read_bytes(self) -> bytes:
