@@ -83,16 +83,17 @@ def on_s3(bucket: str, run: str, endpoint: str) -> list[str]:
 
 
 def stored(bucket: str, run: str, endpoint: str) -> dict[str, bytes]:
-    """The objects a run left on the S3 server: name -> bytes (digests read as text later)."""
+    """The objects a run left on the S3 server: their key below the run's prefix -> bytes."""
     import pyarrow.fs as pafs
 
     fs = pafs.S3FileSystem(endpoint_override=endpoint.split("://")[1], scheme="http")
-    found = fs.get_file_info(pafs.FileSelector(f"{bucket.split('://')[1]}/{run}", recursive=True))
+    prefix = f"{bucket.split('://')[1]}/{run}"
+    found = fs.get_file_info(pafs.FileSelector(prefix, recursive=True))
     objects = {}
     for info in found:
         if info.type == pafs.FileType.File:
             with fs.open_input_stream(info.path) as f:
-                objects[info.base_name] = f.read()
+                objects[info.path.removeprefix(f"{prefix}/")] = f.read()
     return objects
 
 
@@ -117,7 +118,7 @@ def test_two_nodes_share_the_work_and_a_lost_node_changes_nothing(tmp_path, s3, 
         # 2 + 3 deal shards written by tasks on either node, each with its digest
         assert sum(name.endswith(".parquet") for name in objects) == 5
         assert sum(name.endswith(".parquet.sha256") for name in objects) == 5
-        assert sorted(n for n in objects if n.endswith(".npz")) == [
+        assert sorted(Path(n).name for n in objects if n.endswith(".npz")) == [
             f"gen-{g:05d}.npz" for g in range(1, 13)
         ]
 
@@ -139,7 +140,7 @@ def test_two_nodes_share_the_work_and_a_lost_node_changes_nothing(tmp_path, s3, 
         )
         assert handgen.returncode == 0, handgen.stderr[-3000:]
         made = stored(s3_bucket, "handgen", s3.endpoint)
-        assert len(made) == 6 and set(made) <= set(objects)
+        assert len(made) == 6 and {Path(k).name for k in made} <= {Path(k).name for k in objects}
         assert digests(made) <= digests(objects)
 
         # The fault: the second node's raylet is killed after a few generations.
