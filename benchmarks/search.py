@@ -4,7 +4,7 @@
     python benchmarks/search.py --against HEAD~1     # this tree's engine against a commit's
 
 Every searcher configuration of the engine against the plain minimax configuration in the same
-run, plus the generic pure-Python alpha-beta (``sparring.search.alphabeta``) on the same
+run, plus the generic pure-Python alpha-beta (``sparring.flagbots.alphabeta``) on the same
 position as the interpreted baseline.
 
 ``--against REV`` measures a kernel change: the engine of this working tree and the engine of
@@ -27,10 +27,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import parser, report
 
-from sparring.search.alphabeta import negamax
-from sparring.search.engine import SEARCHERS, Engine, evaluate, searcher
-from sparring.search.flagbots import FlagBotsConfig
-from sparring.search.game import Position
+from sparring.flagbots.alphabeta import negamax
+from sparring.flagbots.engine import SEARCHERS, Engine, evaluate, searcher
+from sparring.flagbots.game import Position
+from sparring.flagbots.rules import FlagBotsConfig
 
 
 class _PyGame(Position):
@@ -42,9 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # Uses only what every version of the engine has: Engine, searcher, FlagBotsConfig, Position.
 _FIXED_DEPTH = """
 import json, time
-from sparring.search.engine import Engine, searcher
-from sparring.search.flagbots import FlagBotsConfig
-from sparring.search.game import Position
+from sparring.flagbots.engine import Engine, searcher
+from sparring.flagbots.rules import FlagBotsConfig
+from sparring.flagbots.game import Position
 cfg = FlagBotsConfig()
 positions = [Position(cfg).st]
 mid = Position(cfg)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "sparring"
-DOMAINS = ("poker", "ga", "mus", "modeling", "search", "eleusis")
+DOMAINS = ("poker", "ga", "mus", "modeling", "flagbots", "eleusis")
 EDGE_ONLY = ("ray", "mlflow")
 
 

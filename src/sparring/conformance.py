@@ -109,7 +109,7 @@ class FlagBotsAdapter:
         self.text = text
 
     def new_state(self, seed: int) -> Any:
-        from sparring.search.game import Position
+        from sparring.flagbots.game import Position
 
         return Position.from_text(self.text) if self.text else Position()
 
@@ -123,7 +123,7 @@ class FlagBotsAdapter:
         return [*candidates[:3], -1]
 
     def illegal_error(self) -> type[Exception]:
-        from sparring.search.game import IllegalMoveError
+        from sparring.flagbots.game import IllegalMoveError
 
         return IllegalMoveError
 

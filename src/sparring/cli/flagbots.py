@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sparring.cli.common import integer, number
-from sparring.search.engine import SEARCHERS
+from sparring.flagbots.engine import SEARCHERS
 
 MAPS = ("default", "wall_row")
 SIDES = ("south", "north")
@@ -40,7 +40,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
 
 def position(text: str):
     """An argparse type: a FlagBots position from its text."""
-    from sparring.search.game import Position
+    from sparring.flagbots.game import Position
 
     try:
         return Position.from_text(text)
@@ -50,9 +50,9 @@ def position(text: str):
 
 def play(args: argparse.Namespace) -> int:
     """Play one game; the engine answers each move."""
-    from sparring.search.engine import Engine, searcher
-    from sparring.search.flagbots import FlagBotsConfig
-    from sparring.search.game import IllegalMoveError, Position
+    from sparring.flagbots.engine import Engine, searcher
+    from sparring.flagbots.game import IllegalMoveError, Position
+    from sparring.flagbots.rules import FlagBotsConfig
 
     if args.position is not None:
         pos = args.position

@@ -7,12 +7,12 @@ from enum import StrEnum
 
 from sparring.config import checks
 from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
+from sparring.flagbots.engine import SEARCHERS
 from sparring.runtime.errors import ConfigError
-from sparring.search.engine import SEARCHERS
 
 
 class Searcher(StrEnum):
-    """The engine configurations of ``sparring.search.engine.SEARCHERS``, weakest first."""
+    """The engine configurations of ``sparring.flagbots.engine.SEARCHERS``, weakest first."""
 
     minimax = "minimax"
     alphabeta = "alphabeta"
@@ -44,8 +44,8 @@ class Player:
     overrides: tuple[tuple[str, int], ...] = ()
 
     def engine(self, name: str):
-        """Its ``SearchConfig``, named ``name``."""
-        from sparring.search.engine import searcher
+        """Its ``EngineSettings``, named ``name``."""
+        from sparring.flagbots.engine import searcher
 
         budget = {"time_s": self.time_s} if self.time_s else {}
         return searcher(self.kind, name=name, **budget, **dict(self.overrides))

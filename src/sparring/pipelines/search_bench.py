@@ -17,6 +17,10 @@ import numpy as np
 import pyarrow as pa
 
 from sparring.config.search_bench import SearchBenchConfig
+from sparring.flagbots.engine import SEARCHERS, Engine, searcher
+from sparring.flagbots.game import Position
+from sparring.flagbots.match import pairings, play_game, standings
+from sparring.flagbots.rules import FlagBotsConfig
 from sparring.pipelines.report import print_locations, print_table
 from sparring.runtime import storage
 from sparring.runtime.config import config_hash, to_container
@@ -25,10 +29,6 @@ from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
 from sparring.runtime.storage import locate
 from sparring.runtime.tracking import tracked_run
-from sparring.search.engine import SEARCHERS, Engine, searcher
-from sparring.search.flagbots import FlagBotsConfig
-from sparring.search.game import Position
-from sparring.search.match import pairings, play_game, standings
 from sparring.seeding import task_rng
 
 NODES_SPEC = DatasetSpec(
@@ -261,6 +261,6 @@ def run(job: SearchBenchConfig) -> dict[str, Any]:
 
 
 def _as_result(game: dict):
-    from sparring.search.match import GameResult
+    from sparring.flagbots.match import GameResult
 
     return GameResult(**game)

@@ -20,8 +20,7 @@ import re
 
 import numpy as np
 
-from sparring.game_api import TERMINAL
-from sparring.search.flagbots import (
+from sparring.flagbots.rules import (
     BOARD,
     COUNT0,
     COUNT1,
@@ -58,6 +57,7 @@ from sparring.search.flagbots import (
     unmake,
     zobrist_table,
 )
+from sparring.game_api import TERMINAL
 
 _STEP = re.compile(r"^([a-z])(\d+)-([a-z])(\d+)$")
 _PIECES = {"S": SOUTH, "N": NORTH, "#": WALL}

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sparring.search.engine import Engine, SearchConfig
-from sparring.search.flagbots import FlagBotsConfig
-from sparring.search.game import Position
+from sparring.flagbots.engine import Engine, EngineSettings
+from sparring.flagbots.game import Position
+from sparring.flagbots.rules import FlagBotsConfig
 from sparring.seeding import task_rng
 
 
@@ -28,8 +28,8 @@ class GameResult:
 
 def play_game(
     cfg: FlagBotsConfig,
-    south: SearchConfig,
-    north: SearchConfig,
+    south: EngineSettings,
+    north: EngineSettings,
     seed: int,
     depth: dict[str, int] | None = None,
     opening_plies: int = 2,

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sparring.search.flagbots import MAX_MOVES, make, perft, unmake
-from sparring.search.game import Position
-from tests.search import reference_flagbots as reference
+from sparring.flagbots.game import Position
+from sparring.flagbots.rules import MAX_MOVES, make, perft, unmake
+from tests.flagbots import reference_flagbots as reference
 
 DATA = Path(__file__).resolve().parent / "data" / "flagbots.perft"
 REFERENCE_LIMIT = 1_200_000  # larger counts are checked against the reference in the slow run

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from sparring.search.flagbots import (
+from sparring.flagbots.game import IllegalMoveError, Position
+from sparring.flagbots.rules import (
     BOARD,
     COUNT0,
     COUNT1,
@@ -14,7 +15,6 @@ from sparring.search.flagbots import (
     mtf_table,
     perft,
 )
-from sparring.search.game import IllegalMoveError, Position
 
 
 def test_perft_from_the_default_start():

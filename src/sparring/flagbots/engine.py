@@ -17,7 +17,7 @@ import numpy as np
 from numba import int32, int64, njit
 from numba.experimental import jitclass
 
-from sparring.search.flagbots import (
+from sparring.flagbots.rules import (
     BOARD,
     COUNT0,
     COUNT1,
@@ -301,7 +301,7 @@ def search_root(st, ws, key, depth, alpha, beta, root_moves, root_scores, n):
 
 
 @dataclass(frozen=True)
-class SearchConfig:
+class EngineSettings:
     """One searcher: which parts of the engine are on, and its budgets."""
 
     name: str = "full"
@@ -330,8 +330,8 @@ class SearchConfig:
             raise ValueError(f"aspiration={self.aspiration} is not allowed: expected >= 0")
 
 
-SEARCHERS: dict[str, SearchConfig] = {
-    "minimax": SearchConfig(
+SEARCHERS: dict[str, EngineSettings] = {
+    "minimax": EngineSettings(
         "minimax",
         alpha_beta=False,
         iterative=False,
@@ -340,13 +340,13 @@ SEARCHERS: dict[str, SearchConfig] = {
         history=False,
         prune_destructs=False,
     ),
-    "alphabeta": SearchConfig(
+    "alphabeta": EngineSettings(
         "alphabeta", iterative=False, tt=False, killers=False, history=False, prune_destructs=False
     ),
-    "id": SearchConfig("id", tt=False, killers=False, history=False, prune_destructs=False),
-    "id_tt": SearchConfig("id_tt", killers=False, history=False, prune_destructs=False),
-    "id_tt_kh": SearchConfig("id_tt_kh", prune_destructs=False),
-    "full": SearchConfig("full", aspiration=200),
+    "id": EngineSettings("id", tt=False, killers=False, history=False, prune_destructs=False),
+    "id_tt": EngineSettings("id_tt", killers=False, history=False, prune_destructs=False),
+    "id_tt_kh": EngineSettings("id_tt_kh", prune_destructs=False),
+    "full": EngineSettings("full", aspiration=200),
 }
 
 
@@ -377,7 +377,7 @@ class SearchResult:
 class Engine:
     """A searcher bound to a map: ``search(state)`` returns a ``SearchResult``."""
 
-    def __init__(self, cfg: FlagBotsConfig, search: SearchConfig) -> None:
+    def __init__(self, cfg: FlagBotsConfig, search: EngineSettings) -> None:
         self.map = cfg
         self.cfg = search
         self.zob = zobrist_table(cfg)
@@ -513,7 +513,7 @@ def _warm_up(engine: Engine) -> None:
     if engine.cfg.tt in _WARM:
         return
     _WARM.add(engine.cfg.tt)
-    from sparring.search.flagbots import initial
+    from sparring.flagbots.rules import initial
 
     probe = replace(engine.cfg, aspiration=1, iterative=True)
     saved, engine.cfg = engine.cfg, probe
@@ -525,7 +525,7 @@ def _warm_up(engine: Engine) -> None:
         engine.ws.hist[:] = 0
 
 
-def searcher(kind: str, **overrides) -> SearchConfig:
+def searcher(kind: str, **overrides) -> EngineSettings:
     """The searcher ``kind`` (a key of SEARCHERS) with fields overridden (e.g. a new name)."""
     if kind not in SEARCHERS:
         raise ValueError(f"unknown searcher {kind!r}; choose from {', '.join(SEARCHERS)}")

@@ -6,10 +6,10 @@ import time
 import numpy as np
 import pytest
 
-from sparring.search.alphabeta import UniformTree, negamax
-from sparring.search.engine import Engine, searcher
-from sparring.search.flagbots import FlagBotsConfig
-from sparring.search.game import Position
+from sparring.flagbots.alphabeta import UniformTree, negamax
+from sparring.flagbots.engine import Engine, searcher
+from sparring.flagbots.game import Position
+from sparring.flagbots.rules import FlagBotsConfig
 
 
 def random_positions(count, plies, seed):
@@ -89,7 +89,7 @@ def test_unknown_searcher():
     ],
 )
 def test_a_searcher_with_an_unusable_budget_is_refused(overrides, message):
-    from sparring.search.engine import searcher
+    from sparring.flagbots.engine import searcher
 
     with pytest.raises(ValueError, match=message):
         searcher("full", **overrides)
