@@ -43,13 +43,13 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) -m sparring.cli retrain history
 	$(PY) pipelines/league.py deals.heldout=150 league.bootstrap=50
 	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
-	$(PY) -m sparring.cli tune search=ga_smoke trials=4 concurrency=2 search_id=make-run-$$(date +%Y%m%d-%H%M%S)
+	$(PY) -m sparring.cli tune hparams_search=ga_smoke trials=4 concurrency=2 search_id=make-run-$$(date +%Y%m%d-%H%M%S)
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
 	$(PY) -m sparring.cli results
 	$(PY) -m sparring.cli cluster config --image ami-0abc12345def67890 -o data/cluster.example.yaml
 	$(PY) -m sparring.cli submit --dry-run evolve deals.root=s3://my-bucket/deals checkpoint_root=s3://my-bucket/checkpoints
-	@if command -v chromium >/dev/null; then $(PY) -m sparring.runtime.screenshots --out data/ui; \
-	else echo "(apt-get install chromium for screenshots of the MLflow UI: python -m sparring.runtime.screenshots)"; fi
+	@if command -v chromium >/dev/null; then $(PY) -m sparring.launch.screenshots --out data/ui; \
+	else echo "(apt-get install chromium for screenshots of the MLflow UI: python -m sparring.launch.screenshots)"; fi
 	@echo
 	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow), data/ui/*.png (the MLflow UI)."
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"

@@ -186,7 +186,7 @@ def _league(done, heldout: int) -> dict[str, float]:
 
 
 def _plot(done, checkpoints, configs) -> None:
-    from sparring.pipelines.plots import plt
+    from sparring.reporting.plots import plt
 
     fig, axes = plt.subplots(1, len(BASELINES), figsize=(4 * len(BASELINES), 3.6), sharey=True)
     for name in configs:

@@ -37,9 +37,9 @@ def main() -> None:
     from sparring.config import to_typed
     from sparring.ga import checkpoint
     from sparring.ga.evolution import initial_state
-    from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set
     from sparring.runtime import storage
     from sparring.runtime.ray_session import init_ray, shutdown_ray
+    from sparring.services.dealsets import ensure_deal_set, load_deal_set
     from tests.configs import compose_config
 
     init_ray({"num_cpus": 2, "log_to_driver": False})

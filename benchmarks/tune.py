@@ -2,8 +2,8 @@
 
     python benchmarks/tune.py [--seeds 0 1 2] [--trials 24] [--generations 20]
 
-Search quality: the GA preset (``conf/search/ga_tpe.yaml``: seven keys of evolve, maximise the
-held-out champion's bb/100 against the mixed table, ASHA on) with each trial's evolution cut to
+Search quality: the GA preset (``conf/hparams_search/ga_tpe.yaml``: seven keys of evolve, maximise
+the held-out champion's bb/100 against the mixed table, ASHA on) with each trial's evolution cut to
 ``--generations``, run as a user runs it (``python pipelines/tune.py``), at an equal budget of
 ``--trials`` trials per search: TPE and random search for every seed, the grid (its 24 points;
 it has no randomness, so once). Per search: the best objective found and the trials it took to
@@ -110,11 +110,11 @@ def main() -> None:
     )
     args = p.parse_args()
     root = Path(tempfile.mkdtemp(prefix="tune-bench-"))
-    (root / "conf" / "search").mkdir(parents=True)
-    (root / "conf" / "search" / "ga_bench.yaml").write_text(
+    (root / "conf" / "hparams_search").mkdir(parents=True)
+    (root / "conf" / "hparams_search" / "ga_bench.yaml").write_text(
         PRESET.format(generations=args.generations)
     )
-    (root / "conf" / "search" / "ga_concurrency.yaml").write_text(
+    (root / "conf" / "hparams_search" / "ga_concurrency.yaml").write_text(
         CONCURRENCY.format(generations=args.generations, chunks=args.chunks)
     )
     print(f"working in {root}", flush=True)
@@ -133,8 +133,8 @@ def main() -> None:
             trials, wall = search(
                 root,
                 [
-                    "search=ga_bench",
-                    f"search.algorithm={algorithm}",
+                    "hparams_search=ga_bench",
+                    f"hparams_search.algorithm={algorithm}",
                     f"trials={args.trials}",
                     f"seed={seed or 0}",
                     f"search_id={name}",
@@ -175,7 +175,7 @@ def main() -> None:
         trials, wall = search(
             root,
             [
-                "search=ga_concurrency",
+                "hparams_search=ga_concurrency",
                 f"concurrency={concurrency}",
                 f"search_id={name}",
             ],

@@ -5,7 +5,7 @@ python pipelines/compare.py experiment=equity metric=trials_per_s "filter=params
 """
 
 from sparring.pipelines.compare import run
-from sparring.runtime.app import launch
+from sparring.launch.app import launch
 
 if __name__ == "__main__":
     launch(__file__, "compare", run)

@@ -4,7 +4,7 @@ python pipelines/equity.py                      # defaults in conf/equity.yaml
 python pipelines/equity.py trials=200000 opponents=[1,9] ray=cluster tracking=server"""
 
 from sparring.pipelines.equity import run
-from sparring.runtime.app import launch
+from sparring.launch.app import launch
 
 if __name__ == "__main__":
     launch(__file__, "equity", run, resumable=False)

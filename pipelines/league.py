@@ -4,7 +4,7 @@ python pipelines/league.py
 python pipelines/league.py 'league.runs=[<run id>]' league.baselines=[maniac,mixed]"""
 
 from sparring.pipelines.league import run
-from sparring.runtime.app import launch
+from sparring.launch.app import launch
 
 if __name__ == "__main__":
     launch(__file__, "league", run)

@@ -7,7 +7,7 @@ Exit status: 0 promoted, 10 kept, 1 failed, 2 refused before any work (bad input
 held by a running retrain)."""
 
 from sparring.pipelines.retrain import exit_status, run
-from sparring.runtime.app import launch
+from sparring.launch.app import launch
 
 if __name__ == "__main__":
     launch(__file__, "retrain", run, resumable=True, exit_status=exit_status)

@@ -4,7 +4,7 @@ python pipelines/search_bench.py                           # conf/search_bench.y
 python pipelines/search_bench.py depths=[1,2,3,4,5] match.seeds=10"""
 
 from sparring.pipelines.search_bench import run
-from sparring.runtime.app import launch
+from sparring.launch.app import launch
 
 if __name__ == "__main__":
     launch(__file__, "search_bench", run, resumable=False)

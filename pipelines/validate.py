@@ -4,7 +4,7 @@ python pipelines/validate.py                                  # conf/validate.ya
 python pipelines/validate.py seeds=8 'hands=[50,100,200,400,800]' match.games=200"""
 
 from sparring.pipelines.validate import run
-from sparring.runtime.app import launch
+from sparring.launch.app import launch
 
 if __name__ == "__main__":
     launch(__file__, "validate", run, resumable=False)

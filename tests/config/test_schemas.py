@@ -144,7 +144,7 @@ def test_override_syntax_errors_are_one_line():
 
 
 def test_the_objective_is_read_from_the_run_metrics(capsys):
-    from sparring.runtime.app import objective_value
+    from sparring.config.objective import objective_value
 
     typed = to_typed(compose_config("evolve"))
     assert typed.objective == "champion_bb100_vs_mixed" and typed.direction == "maximize"

@@ -13,7 +13,7 @@ import pytest
 import yaml
 from ray.autoscaler._private.util import prepare_config, validate_config
 
-from sparring.runtime.cluster_config import TEMPLATE, fields, render, validate
+from sparring.launch.cluster_config import TEMPLATE, fields, render, validate
 from sparring.runtime.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[2]

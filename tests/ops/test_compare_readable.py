@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 
+from sparring.champions.registry import log_champion, register
 from sparring.cli import main
 from sparring.pipelines.compare import compare, short_names
-from sparring.runtime.registry import log_champion, register
 from sparring.runtime.tracking import tracked_run
 
 SWEEP = "evolve-ga_operators-20261201-030000"

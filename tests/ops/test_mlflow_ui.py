@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from sparring.runtime.screenshots import browser
+from sparring.launch.screenshots import browser
 
 ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -61,7 +61,7 @@ def test_experiment_and_run_pages_show_name_source_datasets_params_metrics(tmp_p
         [
             sys.executable,
             "-m",
-            "sparring.runtime.screenshots",
+            "sparring.launch.screenshots",
             "--tracking-uri",
             uri,
             "--out",

@@ -16,11 +16,11 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines import equity, evolve, handgen
-from sparring.pipelines.dealsets import load_deal_set
 from sparring.poker.preflop import PREFLOP_SPEC
 from sparring.runtime import storage
 from sparring.runtime.datasets import read_table, sidecar
 from sparring.runtime.storage import locate
+from sparring.services.dealsets import load_deal_set
 
 ROOT = Path(__file__).resolve().parents[2]
 DEALS = ("deals=6", "table_size=4", "equity_trials=40", "shard_size=2", "seed=3")

@@ -20,10 +20,10 @@ from typing import ClassVar
 import pytest
 from mlflow.tracking import MlflowClient
 
+from sparring.champions.claims import ClaimHeld, acquire, claim_key, claims_of
+from sparring.champions.registry import log_champion, register
 from sparring.cli import main
 from sparring.poker.bots import tight_aggressive
-from sparring.runtime.claims import ClaimHeld, acquire, claim_key, claims_of
-from sparring.runtime.registry import log_champion, register
 from tests.ops.test_sweep_compare_retrain import TINY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ CLAIMANT = textwrap.dedent(
     """
     import sys, time
     from mlflow.tracking import MlflowClient
-    from sparring.runtime.claims import ClaimHeld, acquire
+    from sparring.champions.claims import ClaimHeld, acquire
     uri, key, start, hold = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
     client = MlflowClient(uri)
     time.sleep(max(0.0, start - time.time()))
@@ -210,7 +210,7 @@ def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
 
 
 def test_a_webhook_that_fails_is_reported_not_fatal(tmp_path):
-    from sparring.runtime.notify import post_json
+    from sparring.champions.notify import post_json
     from tests.services import free_port
 
     port = free_port()  # nothing listens there

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 
+from sparring.champions.registry import load_registered, log_champion, register
 from sparring.pipelines.compare import compare
 from sparring.pipelines.retrain import run as retrain
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.runtime.config import ConfigError
-from sparring.runtime.registry import load_registered, log_champion, register
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 
+from sparring.champions.registry import load_registered
 from sparring.ga.evolution import TIMING_KEYS
 from sparring.pipelines.evolve import run
-from sparring.runtime.registry import load_registered
 from tests.configs import config_error
 
 TINY = (

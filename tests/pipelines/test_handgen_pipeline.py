@@ -5,9 +5,9 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.cli import main as cli
-from sparring.pipelines.dealsets import load_deal_set
 from sparring.pipelines.handgen import run
 from sparring.runtime.datasets import DatasetError, read_metadata
+from sparring.services.dealsets import load_deal_set
 from tests.configs import config_error
 
 TINY = ("deals=6", "table_size=4", "equity_trials=40", "shard_size=2", "seed=3")
@@ -113,9 +113,9 @@ def test_shards_a_driver_cannot_see_are_reported_in_one_line(
 ):
     """What a local root on a cluster without a shared disk looks like from the driver: the
     tasks wrote their shards, but on other machines."""
-    from sparring.pipelines.dealsets import check_visible
     from sparring.runtime.errors import UsageError
     from sparring.runtime.storage import locate
+    from sparring.services.dealsets import check_visible
 
     cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
     settings = cfg.deal_set

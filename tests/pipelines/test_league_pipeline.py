@@ -2,9 +2,9 @@
 
 from mlflow.tracking import MlflowClient
 
+from sparring.champions.registry import log_champion, register
 from sparring.pipelines.league import run
 from sparring.poker.bots import calling_station, tight_aggressive
-from sparring.runtime.registry import log_champion, register
 from tests.configs import config_error
 
 

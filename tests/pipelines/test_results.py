@@ -1,7 +1,7 @@
 """``sparring results``: the latest finished run of each pipeline with its headlines."""
 
 from sparring.cli import main
-from sparring.pipelines.results import results
+from sparring.cli.results import results
 from sparring.runtime.tracking import tracked_run
 
 
@@ -25,8 +25,8 @@ def test_only_top_level_runs_and_the_registered_champions(tmp_path):
     import numpy as np
     from mlflow.tracking import MlflowClient
 
-    from sparring.runtime.claims import acquire, claim_key
-    from sparring.runtime.registry import log_champion, register
+    from sparring.champions.claims import acquire, claim_key
+    from sparring.champions.registry import log_champion, register
 
     tracking = {"uri": f"sqlite:///{tmp_path / 'm.db'}", "artifact_root": str(tmp_path / "a")}
     client = MlflowClient(tracking["uri"])

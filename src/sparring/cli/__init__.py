@@ -10,7 +10,7 @@
     sparring play mus --hands 3 --store player_models.db --player ana
     sparring mus profile --store player_models.db --player ana
     sparring compare evolve --metric champion_bb100
-    sparring tune search=ga_tpe trials=24 concurrency=2
+    sparring tune hparams_search=ga_tpe trials=24 concurrency=2
     sparring submit evolve ga.population=256 deals.root=s3://bucket/deals
 
 Each domain module (poker, mus, eleusis, flagbots, runs) registers its subcommands next to their

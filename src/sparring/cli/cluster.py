@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from sparring.cli.common import output_file
-from sparring.runtime.cluster_config import DEFAULTS, TEMPLATE, render, validate
+from sparring.launch.cluster_config import DEFAULTS, TEMPLATE, render, validate
 
 
 def register(top: argparse._SubParsersAction, groups: dict) -> None:

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from sparring.launch.preflight import is_sqlite_file
 from sparring.runtime.errors import EXIT_USAGE, UsageError
-from sparring.runtime.preflight import is_sqlite_file
 
 __all__ = ["EXIT_USAGE", "Parser", "UsageError"]
 
@@ -112,7 +112,7 @@ def store_file(text: str) -> Path:
 
 def tracking_uri(text: str) -> str:
     """An argparse type: an MLflow tracking URI that can be opened."""
-    from sparring.runtime.preflight import check_tracking
+    from sparring.launch.preflight import check_tracking
 
     try:
         check_tracking(text)

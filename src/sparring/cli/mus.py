@@ -61,7 +61,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
 
 def play(args: argparse.Namespace) -> int:
     """Play hands of Mus in the terminal."""
-    from sparring.mus.terminal import play
+    from sparring.modeling.terminal import play
 
     if args.store is not None:  # refuse a newer or damaged store before the first hand
         open_player_store(args.store).close()

@@ -90,11 +90,11 @@ def replay(args: argparse.Namespace) -> int:
     """Print one hand of a deal set, action by action."""
     import numpy as np
 
-    from sparring.pipelines.dealsets import load_deal_set
     from sparring.poker.bots import baseline, baseline_table
     from sparring.poker.cards import format_cards
     from sparring.poker.table import play_hand_reference, seating
     from sparring.runtime.datasets import DatasetError
+    from sparring.services.dealsets import load_deal_set
 
     try:
         deals = load_deal_set(args.deals)

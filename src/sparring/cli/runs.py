@@ -102,7 +102,7 @@ def compare(args: argparse.Namespace) -> int:
 
 def results(args: argparse.Namespace) -> int:
     """Print the latest run of every pipeline."""
-    from sparring.pipelines.results import results as latest
+    from sparring.cli.results import results as latest
 
     latest(args.tracking_uri)
     return 0
@@ -110,7 +110,7 @@ def results(args: argparse.Namespace) -> int:
 
 def retrain_history(args: argparse.Namespace) -> int:
     """Print the retrain decisions."""
-    from sparring.pipelines.results import retrain_history as history
+    from sparring.cli.results import retrain_history as history
 
     history(args.tracking_uri, args.experiment, args.model)
     return 0

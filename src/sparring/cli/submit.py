@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from sparring.runtime.submit import DEFAULT_ADDRESS, follow, prepare, send
+from sparring.launch.submit import DEFAULT_ADDRESS, follow, prepare, send
 
 HELP = "run a pipeline as a Ray job that carries this checkout's code"
 DESCRIPTION = """\

@@ -1,7 +1,8 @@
 """``sparring tune``: a hyperparameter search (``pipelines/tune.py``) from the command line.
 
-Everything after ``tune`` is Hydra's: ``sparring tune search=ga_tpe trials=24 concurrency=2``,
-``sparring tune --help``, ``sparring tune --cfg job``.
+Everything after ``tune`` is Hydra's:
+``sparring tune hparams_search=ga_tpe trials=24 concurrency=2``, ``sparring tune --help``,
+``sparring tune --cfg job``.
 """
 
 from __future__ import annotations
@@ -10,11 +11,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from sparring.runtime.checkout import pipeline_script
 from sparring.runtime.errors import UsageError
 
 HELP = (
     "a hyperparameter search over a pipeline: Ray Tune + Optuna TPE + ASHA, every trial an "
-    "MLflow child run (pipelines/tune.py; Hydra overrides follow, e.g. search=ga_tpe trials=24)"
+    "MLflow child run (pipelines/tune.py; Hydra overrides follow, e.g. hparams_search=ga_tpe "
+    "trials=24)"
 )
 
 
@@ -26,7 +29,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
 
 def script() -> Path:
     """``pipelines/tune.py`` of the checkout the package runs from (its ``conf/`` is beside)."""
-    path = Path(__file__).resolve().parents[3] / "pipelines" / "tune.py"
+    path = pipeline_script("tune")
     if not path.exists():
         raise UsageError(
             f"sparring tune runs from a checkout: {path} is missing (install with `uv sync` "
@@ -37,8 +40,8 @@ def script() -> Path:
 
 def run(args: argparse.Namespace) -> int:
     """Hand the overrides to the Hydra app; exits with its status."""
+    from sparring.launch.app import launch
     from sparring.pipelines.tune import run as tune_run
-    from sparring.runtime.app import launch
 
     path = script()
     sys.argv = [str(path), *args.overrides]

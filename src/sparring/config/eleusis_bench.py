@@ -33,7 +33,7 @@ SCIENTIST_OF = {
 @dataclass
 class ScientistParams:
     """The parameter of a scientist listed without one (``kl_ucb``, not ``kl_ucb:c=0.3``);
-    null = its default. What ``sparring tune search=eleusis_tpe`` searches."""
+    null = its default. What ``sparring tune hparams_search=eleusis_tpe`` searches."""
 
     dirichlet_alpha: float | None = None  # dirichlet_gibbs: the Dirichlet prior (default 0.1)
     kl_ucb_c: float | None = None  # kl_ucb: exploration c of the bound c·log(t + 2) (0.5)

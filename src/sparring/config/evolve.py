@@ -9,8 +9,8 @@ from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, Tr
 from sparring.config.handgen import PreflopConfig
 from sparring.ga.evolution import GAParams, TrainerStart
 from sparring.ga.operators import CrossoverOperator, CrossoverPolicy
-from sparring.pipelines.dealsets import DealSetConfig
 from sparring.poker.bots import BASELINES
+from sparring.poker.dealset import DealSetConfig
 from sparring.poker.rules import MAX_SEATS, MIN_SEATS, N_GENES
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError

@@ -1,4 +1,5 @@
-"""``conf/tune.yaml`` + ``conf/search/*.yaml``: a hyperparameter search over a pipeline's keys.
+"""``conf/tune.yaml`` + ``conf/hparams_search/*.yaml``: a hyperparameter search over a
+pipeline's keys.
 
 A search preset names the target pipeline, the metric it optimises, the distributions of the
 keys it varies (``space``), the keys it fixes and the early-stopping scheduler. Every check here
@@ -98,8 +99,8 @@ class SchedulerConfig:
 
 
 @dataclass
-class SearchConfig:
-    """A search preset (``conf/search/<name>.yaml``)."""
+class HparamSearchConfig:
+    """A search preset (``conf/hparams_search/<name>.yaml``)."""
 
     name: str = "search"
     pipeline: str = "evolve"  # the target: conf/<pipeline>.yaml with its schema
@@ -129,9 +130,9 @@ class SearchConfig:
 
 @dataclass
 class TuneConfig:
-    """``sparring tune pipeline=evolve search=ga_tpe trials=24 concurrency=2``."""
+    """``sparring tune pipeline=evolve hparams_search=ga_tpe trials=24 concurrency=2``."""
 
-    search: SearchConfig = field(default_factory=SearchConfig)
+    hparams_search: HparamSearchConfig = field(default_factory=HparamSearchConfig)
     pipeline: str | None = None  # null = the preset's; must agree with it when given
     trials: int = 24
     concurrency: int = 2  # trials at once; their inner tasks share the cluster
@@ -144,19 +145,22 @@ class TuneConfig:
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
 
     def __post_init__(self) -> None:
-        # here, not in SearchConfig: the schema's default (an empty preset) is built once
-        if not self.search.space:
-            raise ConfigError("search.space", {}, "at least one key of the target with values")
+        # here, not in HparamSearchConfig: the schema's default (an empty preset) is built once
+        search = self.hparams_search
+        if not search.space:
+            raise ConfigError(
+                "hparams_search.space", {}, "at least one key of the target with values"
+            )
         checks.integer("trials", self.trials, 1, 100_000)
         checks.integer("concurrency", self.concurrency, 1, 1_000)
         checks.integer("seed", self.seed, 0)
         checks.path_text("storage", self.storage)
-        if self.pipeline is not None and self.pipeline != self.search.pipeline:
+        if self.pipeline is not None and self.pipeline != search.pipeline:
             raise ConfigError(
                 "pipeline",
                 self.pipeline,
-                f"{self.search.pipeline}: search={self.search.name} is a space over "
-                f"{self.search.pipeline}'s keys (pick a search preset for {self.pipeline})",
+                f"{search.pipeline}: hparams_search={search.name} is a space over "
+                f"{search.pipeline}'s keys (pick a search preset for {self.pipeline})",
             )
         if self.resume and not self.search_id:
             raise ConfigError("search_id", None, "the id of the search to resume (resume=true)")

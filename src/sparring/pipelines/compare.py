@@ -25,12 +25,12 @@ from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
 from sparring.config.compare import CompareConfig
-from sparring.pipelines.plots import grouped_bars
-from sparring.pipelines.report import console, print_table
+from sparring.reporting.console import console, print_table
+from sparring.reporting.plots import grouped_bars
 from sparring.runtime import storage
 from sparring.runtime.errors import ConfigError, UsageError
+from sparring.runtime.parent_runs import PARENT_TAG, SWEPT_TAG
 from sparring.runtime.storage import Location, locate
-from sparring.runtime.sweep import PARENT_TAG, SWEPT_TAG
 
 
 @dataclass

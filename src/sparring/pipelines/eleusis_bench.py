@@ -26,8 +26,8 @@ from sparring.eleusis.bench import (
     run_cell_with_games,
     versus_baseline,
 )
-from sparring.pipelines.plots import grouped_bars
-from sparring.pipelines.report import print_locations, print_table
+from sparring.reporting.console import print_locations, print_table
+from sparring.reporting.plots import grouped_bars
 from sparring.runtime import storage
 from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table

@@ -15,13 +15,13 @@ import numpy as np
 import pyarrow as pa
 
 from sparring.config.equity import EquityConfig
-from sparring.pipelines.report import console, print_locations, print_table
 from sparring.poker.preflop import (
     CLASS_INDEX,
     PREFLOP_SPEC,
     class_equity,
     table_from_arrow,
 )
+from sparring.reporting.console import console, print_locations, print_table
 from sparring.runtime import storage
 from sparring.runtime.datasets import is_reusable, read_table, write_table
 from sparring.runtime.parallel import parallel_map

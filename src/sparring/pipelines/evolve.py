@@ -20,20 +20,20 @@ from typing import Any
 import numpy as np
 import ray
 
+from sparring.champions.registry import log_champion, register
 from sparring.config.evolve import EvolveConfig
 from sparring.ga import checkpoint
 from sparring.ga.champion import benchmark
 from sparring.ga.evolution import EvolutionState, initial_state, run_generation, seed_with
 from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
-from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set, log_deal_set
-from sparring.pipelines.plots import line_plot
-from sparring.pipelines.report import console, print_locations, print_table
+from sparring.reporting.console import console, print_locations, print_table
+from sparring.reporting.plots import line_plot
 from sparring.runtime import storage
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.progress import report_step
 from sparring.runtime.ray_session import init_ray
-from sparring.runtime.registry import log_champion, register
 from sparring.runtime.tracking import tracked_run
+from sparring.services.dealsets import ensure_deal_set, load_deal_set, log_deal_set
 
 _LOGGED_PER_GENERATION = (
     "best_fitness",

@@ -1,7 +1,7 @@
 """The ``handgen`` pipeline: deal sets as Parquet shards, one Ray task per shard.
 
 A killed run leaves only whole shards; a rerun with the same config computes only the missing
-ones (see ``sparring.pipelines.dealsets``).
+ones (see ``sparring.services.dealsets``).
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from sparring.config.handgen import HandgenConfig
-from sparring.pipelines.dealsets import ensure_deal_set, log_deal_set
-from sparring.pipelines.report import console, print_locations, print_table
+from sparring.reporting.console import console, print_locations, print_table
 from sparring.runtime import storage
 from sparring.runtime.ray_session import init_ray
 from sparring.runtime.tracking import tracked_run
+from sparring.services.dealsets import ensure_deal_set, log_deal_set
 
 
 def run(config: HandgenConfig) -> dict[str, Any]:

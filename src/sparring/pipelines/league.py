@@ -24,19 +24,19 @@ import numpy as np
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
+from sparring.champions.registry import load_champion
 from sparring.config.evolve import EvolveConfig, LeagueConfig, LeagueSection
 from sparring.ga.league import Entrant, Ratings, champion_entrant, deal_edges, edge_interval, rate
 from sparring.ga.league import play_pair as play_pair_kernel
-from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set, log_deal_set
-from sparring.pipelines.plots import heatmap
-from sparring.pipelines.report import console, print_locations, print_table
 from sparring.poker.bots import baseline_table
+from sparring.reporting.console import console, print_locations, print_table
+from sparring.reporting.plots import heatmap
 from sparring.runtime import storage
 from sparring.runtime.errors import UsageError
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.ray_session import init_ray
-from sparring.runtime.registry import load_champion
 from sparring.runtime.tracking import RunLogger, tracked_run
+from sparring.services.dealsets import ensure_deal_set, load_deal_set, log_deal_set
 
 RATING_TAG = "league_rating"
 

@@ -28,23 +28,23 @@ from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 from scipy.stats import norm
 
+from sparring.champions.claims import acquire, claim_key
+from sparring.champions.notify import post_json
+from sparring.champions.registry import load_registered, log_champion, register
 from sparring.config.evolve import RetrainConfig
 from sparring.ga.fitness import bb_per_100
 from sparring.pipelines import evolve
-from sparring.pipelines.dealsets import ensure_deal_set, load_deal_set, log_deal_set
 from sparring.pipelines.league import rate_in_league, tag_versions
-from sparring.pipelines.report import console, print_table
 from sparring.poker.bots import BASELINES, baseline_table
 from sparring.poker.engine import play_deals
+from sparring.reporting.console import console, print_table
 from sparring.runtime import storage
-from sparring.runtime.claims import acquire, claim_key
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import UsageError, one_line
-from sparring.runtime.notify import post_json
 from sparring.runtime.ray_session import init_ray
-from sparring.runtime.registry import load_registered, log_champion, register
 from sparring.runtime.storage import locate
 from sparring.runtime.tracking import open_store, tracked_run
+from sparring.services.dealsets import ensure_deal_set, load_deal_set, log_deal_set
 
 EXPERIMENT = "retrain"
 EXIT_STATUS = {"promoted": 0, "kept": 10, "failed": 1}

@@ -21,7 +21,7 @@ from sparring.flagbots.engine import SEARCHERS, Engine, searcher
 from sparring.flagbots.game import Position
 from sparring.flagbots.match import pairings, play_game, standings
 from sparring.flagbots.rules import FlagBotsConfig
-from sparring.pipelines.report import print_locations, print_table
+from sparring.reporting.console import print_locations, print_table
 from sparring.runtime import storage
 from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table

@@ -1,6 +1,6 @@
 """The ``tune`` pipeline: a hyperparameter search over another pipeline with Ray Tune.
 
-The preset (``conf/search/*.yaml``) names the target pipeline, its objective and the space;
+The preset (``conf/hparams_search/*.yaml``) names the target pipeline, its objective and the space;
 the driver checks the space against the target's schema, prepares shared inputs once, opens
 one MLflow parent run and runs Tune with Optuna's TPE (or random or grid search) and, for
 pipelines that report per step, ASHA early stopping. Each trial is the target's composed config
@@ -24,11 +24,12 @@ from ray.tune import Callback
 from rich.markup import escape
 
 from sparring.config.tune import Algorithm, TuneConfig
-from sparring.pipelines.report import console, print_table
+from sparring.reporting.console import console, print_table
+from sparring.runtime.checkout import conf_dir
 from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.parent_runs import create_parent
 from sparring.runtime.ray_session import init_ray
-from sparring.runtime.sweep import create_parent
 from sparring.runtime.tracking import ENDED_TAG, RunLogger, experiment_id, open_store
 from sparring.tuning import summary, target
 from sparring.tuning.space import grid, optuna_distributions, short_name
@@ -50,9 +51,7 @@ STATE_FILE = "sparring_search.json"  # beside Tune's state: the parent run of th
 def run(job: TuneConfig) -> dict[str, Any]:
     """Run (or resume) the search; returns the parent run id, the search id, the best trial's
     params and ``metrics`` (``best_objective``, ``trials_finished``, ``trials_stopped``)."""
-    from sparring.runtime.app import conf_dir
-
-    search = job.search
+    search = job.hparams_search
     conf = conf_dir()
     base_config = target.check(conf, search)  # one line for a bad space, before any trial
     objective = base_config.objective
@@ -111,7 +110,7 @@ def run(job: TuneConfig) -> dict[str, Any]:
     if unfinished or len(records) < expected:
         client.set_terminated(parent, status="KILLED")
         print(
-            f"interrupted; resume with: sparring tune search={search.name} "
+            f"interrupted; resume with: sparring tune hparams_search={search.name} "
             f"search_id={search_id} resume=true",
             file=sys.stderr,
         )
@@ -139,7 +138,7 @@ def _parent_run(client, exp: str, path: Path, job: TuneConfig, search_id: str, o
         client.update_run(parent, status="RUNNING")
         _close_interrupted(client, exp, parent)
         return parent
-    search = job.search
+    search = job.hparams_search
     run_id = create_parent(
         client,
         exp,
@@ -153,7 +152,7 @@ def _parent_run(client, exp: str, path: Path, job: TuneConfig, search_id: str, o
     logger = RunLogger(client, run_id, exp)
     logger.log_params(
         {
-            "search": search.name,
+            "hparams_search": search.name,
             "algorithm": str(search.algorithm),
             "trials": job.trials,
             "concurrency": job.concurrency,
@@ -200,7 +199,7 @@ def _fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: 
     if job.resume:
         tuner = tune.Tuner.restore(str(path), trainable, resume_unfinished=True)
         return tuner.fit()
-    search = job.search
+    search = job.hparams_search
     mode = "max" if maximize else "min"
     param_space: dict[str, Any] = {}
     search_alg = None
@@ -309,9 +308,7 @@ def _records(results, grid: bool) -> list[summary.TrialRecord]:
 
 def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective, maximize):
     """Summary table, best config file, plots, importances, metrics; the parent is closed."""
-    from sparring.runtime.app import conf_dir
-
-    search = job.search
+    search = job.hparams_search
     logger = RunLogger(client, parent, exp)
     top = summary.best(records, maximize)
     keys = list(search.space)

@@ -33,8 +33,8 @@ from sparring.config.validate import ValidateConfig
 from sparring.modeling import scenarios
 from sparring.modeling.calibration import CalibrationLog, reliability_plot
 from sparring.modeling.scenarios import ESTIMATED, difference_ci, mean_ci
-from sparring.pipelines.plots import line_plot
-from sparring.pipelines.report import print_locations, print_table
+from sparring.reporting.console import print_locations, print_table
+from sparring.reporting.plots import line_plot
 from sparring.runtime import storage
 from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from sparring.config.tune import Distribution, ParamSpace, SearchConfig
+from sparring.config.tune import Distribution, HparamSearchConfig, ParamSpace
 
 _PLAIN = re.compile(r"[A-Za-z_][\w.\-:/@]*")
 _RESERVED = {"null", "true", "false", "nan", "inf"}
@@ -66,7 +66,7 @@ def optuna_distributions(space: Mapping[str, ParamSpace]) -> dict[str, Any]:
     return out
 
 
-def grid(search: SearchConfig) -> dict[str, Any]:
+def grid(search: HparamSearchConfig) -> dict[str, Any]:
     """Tune's param space for a grid search: every key with ``grid`` values."""
     from ray import tune
 

@@ -88,7 +88,7 @@ def objective_plot(
 ) -> Path:
     """Each trial's objective against its number (finished dots, stopped crosses with their
     last value) and the best so far."""
-    from sparring.pipelines.plots import plt
+    from sparring.reporting.plots import plt
 
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
     ordered = sorted(trials, key=lambda t: t.number)
@@ -123,7 +123,7 @@ def objective_plot(
 
 def importance_plot(path: Path, scores: Mapping[str, float]) -> Path:
     """Horizontal bars, most important on top."""
-    from sparring.pipelines.plots import plt
+    from sparring.reporting.plots import plt
 
     items = sorted(scores.items(), key=lambda kv: kv[1])
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(items) + 1.5), dpi=100)

@@ -14,7 +14,7 @@ from typing import Any
 
 from omegaconf import DictConfig
 
-from sparring.config.tune import SearchConfig
+from sparring.config.tune import HparamSearchConfig
 from sparring.runtime.errors import ConfigError, one_line
 from sparring.tuning.space import overrides
 
@@ -47,11 +47,13 @@ def module(pipeline: str) -> ModuleType:
 
     if pipeline not in SCHEMAS or pipeline in ("tune", "compare"):
         allowed = ", ".join(sorted(p for p in SCHEMAS if p not in ("tune", "compare")))
-        raise ConfigError("search.pipeline", pipeline, f"a pipeline to tune: one of {allowed}")
+        raise ConfigError(
+            "hparams_search.pipeline", pipeline, f"a pipeline to tune: one of {allowed}"
+        )
     return importlib.import_module(f"sparring.pipelines.{pipeline}")
 
 
-def base_overrides(search: SearchConfig) -> list[str]:
+def base_overrides(search: HparamSearchConfig) -> list[str]:
     """What every trial sets: the objective and direction when the preset names them, its
     fixed keys and its trial-only keys."""
     named: dict[str, Any] = {}
@@ -62,7 +64,7 @@ def base_overrides(search: SearchConfig) -> list[str]:
     return overrides({**named, **search.fixed, **search.trial})
 
 
-def check(conf_dir: str, search: SearchConfig) -> Any:
+def check(conf_dir: str, search: HparamSearchConfig) -> Any:
     """Compose the target with the preset's fixed keys, then with every end of every range
     (low, high, each choice): an unknown key or a value the target's schema refuses is one
     ``ConfigError`` naming the space's key, before any trial starts. Returns the base config."""
@@ -71,17 +73,17 @@ def check(conf_dir: str, search: SearchConfig) -> Any:
     try:
         config = typed(conf_dir, search.pipeline, base)
     except Exception as exc:
-        raise ConfigError.text(f"search.fixed: {_line(exc)}") from None
+        raise ConfigError.text(f"hparams_search.fixed: {_line(exc)}") from None
     if getattr(config, "objective", None) is None:
         raise ConfigError(
-            "search.objective", None, f"one of {search.pipeline}'s metrics to optimise"
+            "hparams_search.objective", None, f"one of {search.pipeline}'s metrics to optimise"
         )
     for key, spec in search.space.items():
         for value in spec.ends():
             try:
                 typed(conf_dir, search.pipeline, [*base, *overrides({key: value})])
             except Exception as exc:
-                raise ConfigError.text(f"search.space.{key}: {_line(exc)}") from None
+                raise ConfigError.text(f"hparams_search.space.{key}: {_line(exc)}") from None
     return config
 
 

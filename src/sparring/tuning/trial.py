@@ -83,7 +83,7 @@ def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
     """The Tune function trainable (``tune.with_parameters(run_trial, setup=...)``)."""
     from ray import tune
 
-    from sparring.runtime.app import objective_value
+    from sparring.config.objective import objective_value
 
     os.chdir(setup.cwd)  # Tune would run it in the trial's own directory
     context = tune.get_context()

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sparring.runtime.checkout import ROOT
 from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.errors import ConfigError, UsageError
 from sparring.runtime.provenance import (
@@ -77,7 +78,7 @@ ENVIRONMENT_CHECK = (
 
 def checkout() -> Path:
     """The Sparring checkout this code runs from (the tree that is shipped)."""
-    root = Path(__file__).resolve().parents[3]
+    root = ROOT
     if not all((root / part).exists() for part in ("pipelines", "conf", "pyproject.toml")):
         raise UsageError(
             f"sparring submit ships a checkout, and this sparring is installed at {root}; "
@@ -142,12 +143,14 @@ def check_outputs(conf: Mapping[str, Any]) -> None:
 
 def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -> Submission:
     """Compose and check the job's config and describe the job (nothing is sent)."""
+    from sparring.config.renamed import refuse_renamed
     from sparring.tuning.target import typed
 
     root = root or checkout()
     known = pipelines(root)
     if pipeline not in known:
         raise ConfigError("pipeline", pipeline, f"one of {', '.join(known)}")
+    refuse_renamed(pipeline, overrides)
     args = with_cluster_defaults(overrides)
     conf = to_container(typed(str(root / "conf"), pipeline, args))
     check_outputs(conf)

@@ -10,15 +10,13 @@ ones. The handgen pipeline, evolve, retrain and the CLI all get their deal sets 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from sparring.poker.deals import DealSet, deal_spec, generate_deals
+from sparring.poker.dealset import DealSetConfig, Root
 from sparring.poker.preflop import load_table
-from sparring.runtime.config import config_hash
 from sparring.runtime.datasets import (
     DatasetError,
     check_file,
@@ -32,43 +30,9 @@ from sparring.runtime.errors import UsageError
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.storage import Location, locate
 
-Root = str | Path | Location  # a local path or a storage URI
-
 REGENERATE_DEALS = (
     "rerun pipelines/handgen.py (or the evolve run) with the same config: it recomputes the shard"
 )
-
-
-@dataclass(frozen=True)
-class DealSetConfig:
-    """Everything that defines a deal set's content (its hash names the directory)."""
-
-    deals: int
-    table_size: int
-    equity_trials: int
-    seed: int
-    shard_size: int
-    raise_factor: float
-    call_factor: float
-    preflop_table: str | None
-
-    @property
-    def data_hash(self) -> str:
-        return config_hash(asdict(self))
-
-    @property
-    def shards(self) -> list[tuple[int, int, int]]:
-        """(shard index, first deal id, count) of every shard."""
-        return [
-            (i, start, min(self.shard_size, self.deals - start))
-            for i, start in enumerate(range(0, self.deals, self.shard_size))
-        ]
-
-    def directory(self, root: Root) -> Location:
-        return locate(root) / self.data_hash
-
-    def shard_path(self, root: Root, index: int) -> Location:
-        return self.directory(root) / f"part-{index:05d}.parquet"
 
 
 def write_shard(

@@ -1,6 +1,6 @@
 """Look at the MLflow UI as a person would: headless Chromium screenshots of a run.
 
-    python -m sparring.runtime.screenshots --tracking-uri sqlite:///mlflow.db --out data/ui
+    python -m sparring.launch.screenshots --tracking-uri sqlite:///mlflow.db --out data/ui
 
 starts ``mlflow ui`` on a free 127.0.0.1 port over the store, opens the experiment page (the
 runs table) and the page of the latest top-level run of ``--experiment`` (default evolve) in
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
-from sparring.pipelines.results import latest_top_level
+from sparring.reporting.runs import latest_top_level
 from sparring.runtime.net import free_port, stop_group, wait_for
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
@@ -122,7 +122,7 @@ def pages_of_run(tracking_uri: str, experiment: str, base_url: str, out: Path) -
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m sparring.runtime.screenshots",
+        prog="python -m sparring.launch.screenshots",
         description="Screenshots of the MLflow UI (experiment and run pages) with checks.",
     )
     parser.add_argument("--tracking-uri", default="sqlite:///mlflow.db")

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import copy
 import re
-from pathlib import Path
 from typing import Any
 
+from sparring.runtime.checkout import cluster_template
 from sparring.runtime.errors import UsageError
 
-TEMPLATE = Path(__file__).resolve().parents[3] / "cluster.yaml"
+TEMPLATE = cluster_template()
 FIELD = re.compile(r"\$\{(\w+)\}")
 DEFAULTS: dict[str, Any] = {
     "region": "eu-west-1",

@@ -12,8 +12,8 @@ import fnmatch
 from mlflow.entities import Run
 from mlflow.tracking import MlflowClient
 
-from sparring.pipelines.report import print_table
-from sparring.runtime.sweep import PARENT_TAG
+from sparring.reporting.console import print_table
+from sparring.reporting.runs import latest_top_level
 
 # Headline metrics per pipeline (experiment name), as MLflow names or fnmatch patterns.
 HEADLINES: dict[str, tuple[str, ...]] = {
@@ -40,32 +40,6 @@ def _pick(metrics: dict[str, float], patterns: tuple[str, ...]) -> list[str]:
             value = metrics[name]
             shown.append(f"{name} {value:,.3g}" if abs(value) < 1000 else f"{name} {value:,.0f}")
     return shown
-
-
-def is_top_level(run: Run) -> bool:
-    """A run someone started: not nested under another (a retrain's evolve, a sweep's job) and
-    not a sweep's parent (which has no results of its own)."""
-    tags = run.data.tags
-    return "mlflow.parentRunId" not in tags and tags.get(PARENT_TAG) != "true"
-
-
-def latest_top_level(client: MlflowClient, experiment_id: str) -> Run | None:
-    """The newest finished top-level run of an experiment."""
-    token = None
-    while True:
-        page = client.search_runs(
-            [experiment_id],
-            "attributes.status = 'FINISHED'",
-            order_by=["attributes.start_time DESC"],
-            max_results=100,
-            page_token=token,
-        )
-        for run in page:
-            if is_top_level(run):
-                return run
-        token = page.token
-        if not token:
-            return None
 
 
 def champions(client: MlflowClient) -> list[list[str]]:

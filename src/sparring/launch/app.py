@@ -15,28 +15,19 @@ command expect:
 
 from __future__ import annotations
 
-import difflib
 import os
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, ConfigError, one_line
-from sparring.runtime.preflight import check_tracking
+from sparring.config.objective import objective_value
+from sparring.launch.preflight import check_tracking
+from sparring.runtime import checkout
+from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line
 
 RESUME_HINT = "interrupted; run the same command again to resume"
-_CONF_DIRS: list[str] = []  # the conf/ of the running pipeline script (set by launch)
-
-
-def conf_dir() -> str:
-    """The ``conf/`` directory the running pipeline was composed from (inside ``launch``),
-    else the checkout's own ``conf/`` next to ``src/``."""
-    if _CONF_DIRS:
-        return _CONF_DIRS[-1]
-    return str(Path(__file__).resolve().parents[3] / "conf")
-
 
 def _debug() -> bool:
     return os.environ.get("SPARRING_DEBUG", "") not in ("", "0", "false", "no")
@@ -63,11 +54,12 @@ def launch(
 
     import sparring.config  # registers the schemas  # noqa: F401
     from sparring.config import to_typed
+    from sparring.config.renamed import refuse_renamed
 
     # Hydra re-raises instead of printing its own multi-line report; we print one line.
     os.environ["HYDRA_FULL_ERROR"] = "1"
     conf_dir = str(Path(script).resolve().parent.parent / "conf")
-    _CONF_DIRS.append(conf_dir)
+    checkout.use_conf_dir(conf_dir)
     typed: list[Any] = []  # the config, once it is known (for the Ctrl-C message)
     results: list[Any] = []  # what run returned (Hydra's main does not pass it on)
 
@@ -91,6 +83,7 @@ def launch(
 
     try:
         with _reported():  # composition errors: unknown keys, wrong types, unknown options
+            refuse_renamed(config_name, sys.argv[1:])  # an old key: its new name, no Hydra
             task()
     except KeyboardInterrupt:
         resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
@@ -112,30 +105,3 @@ def _reported() -> Iterator[None]:
             raise
         print(f"error: {line}", file=sys.stderr)
         sys.exit(EXIT_USAGE)
-
-
-def objective_value(config: Any, result: Any) -> float | None:
-    """The value of the metric ``config.objective`` names in ``result["metrics"]`` (None when
-    the config names none); a name the run did not produce is a one-line error listing the
-    closest ones."""
-    name = getattr(config, "objective", None)
-    if name is None:
-        return None
-    metrics = result.get("metrics") if isinstance(result, Mapping) else None
-    if not metrics or name not in metrics:
-        known = sorted(metrics or {})
-        close = difflib.get_close_matches(name, known, n=3) or known[:5]
-        hint = f", e.g. {', '.join(close)}" if close else " (this run reported none)"
-        error = ConfigError("objective", name, f"a metric of this run{hint}")
-        if _sweeping():
-            raise error  # a sweeper cannot go on without the number
-        print(f"warning: {error} (nothing for a sweeper to read)", file=sys.stderr)
-        return None
-    return float(metrics[name])
-
-
-def _sweeping() -> bool:
-    from hydra.core.hydra_config import HydraConfig
-    from hydra.types import RunMode
-
-    return HydraConfig.initialized() and HydraConfig.get().mode == RunMode.MULTIRUN

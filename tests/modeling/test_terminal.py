@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from sparring.mus.game import DISCARD, MUS, NO_MUS
-from sparring.mus.terminal import parse_command
+from sparring.modeling.terminal import parse_command
 
 
 def test_commands_parse_and_bad_ones_say_why():

@@ -1,0 +1,40 @@
+"""Where the Sparring checkout is: its ``conf/``, ``pipelines/`` and ``cluster.yaml``, found here
+and nowhere else.
+
+The package lives at ``<checkout>/src/sparring``. A pipeline started by ``launch`` composes its
+config from the ``conf/`` beside its script (``use_conf_dir``); inside a Ray job the package may
+be a shipped copy away from the tree, so ``conf_dir()`` prefers the directory the running
+pipeline named.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+"""The checkout (``src/sparring/runtime/checkout.py`` is three levels below it)."""
+
+_CONF_DIRS: list[str] = []  # the conf/ of the running pipeline script (set by launch)
+
+
+def use_conf_dir(path: str | Path) -> None:
+    """Record the ``conf/`` the running pipeline is composed from (``launch`` calls this)."""
+    _CONF_DIRS.append(str(path))
+
+
+def conf_dir() -> str:
+    """The ``conf/`` directory the running pipeline was composed from (inside ``launch``),
+    else the checkout's own ``conf/``."""
+    if _CONF_DIRS:
+        return _CONF_DIRS[-1]
+    return str(ROOT / "conf")
+
+
+def pipeline_script(name: str) -> Path:
+    """``pipelines/<name>.py`` of the checkout (it may not exist in an installed package)."""
+    return ROOT / "pipelines" / f"{name}.py"
+
+
+def cluster_template() -> Path:
+    """The cluster launcher template, ``cluster.yaml`` at the checkout's top."""
+    return ROOT / "cluster.yaml"
