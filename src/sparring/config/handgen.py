@@ -77,5 +77,5 @@ class HandgenConfig(ObjectiveConfig):
             shard_size=self.shard_size,
             raise_factor=self.preflop.raise_factor,
             call_factor=self.preflop.call_factor,
-            preflop_table=None if table is None else str(locate(table).absolute()),
+            preflop_table=None if table is None else str(self.storage.locate(table).absolute()),
         )

@@ -1,4 +1,8 @@
-"""FlagBots for people and tests: a Position with OpenSpiel-style methods and text moves.
+"""FlagBots for people, tests and the arena: a Position with the game API and text moves.
+
+``Position`` is a ``sparring.game_api.GameState`` as it is (moves are ints ``cell * 9 + k``, k
+the index of ``rules.DIRS`` or 8 for a self-destruct; the observation is the position as text,
+FlagBots has no hidden information and no chance) and ``GAME`` its ``game_api.Game``.
 
 Moves are written ``c2-d3`` (a step; columns a.., rows 1..) or ``x c2`` (self-destruct).
 
@@ -16,7 +20,11 @@ plies until the move limit.
 
 from __future__ import annotations
 
+import copy
+import random
 import re
+from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
 
@@ -57,7 +65,7 @@ from sparring.flagbots.rules import (
     unmake,
     zobrist_table,
 )
-from sparring.game_api import TERMINAL
+from sparring.game_api import TERMINAL, IllegalActionError
 
 _STEP = re.compile(r"^([a-z])(\d+)-([a-z])(\d+)$")
 _PIECES = {"S": SOUTH, "N": NORTH, "#": WALL}
@@ -65,7 +73,7 @@ _LETTERS = {v: k for k, v in _PIECES.items()}
 _BLAST = re.compile(r"^x\s*([a-z])(\d+)$")
 
 
-class IllegalMoveError(ValueError):
+class IllegalMoveError(IllegalActionError):
     """A move that is not legal here; the message says why."""
 
 
@@ -90,9 +98,15 @@ class Position:
         return [int(m) for m in out[:n]]
 
     def apply_action(self, move: int) -> None:
-        if move not in self.legal_actions():
-            raise IllegalMoveError(f"{self.move_text(move)} is not legal here")
-        self.key = int(make(self.st, self.undo_buf, self.zob, np.int64(self.key), move))
+        """Play ``move``; anything but a legal move (a bool, text, another number) raises
+        ``IllegalMoveError`` and changes nothing."""
+        if isinstance(move, bool) or not isinstance(move, int | np.integer):
+            raise IllegalMoveError(f"{move!r} is not a move (moves are ints)")
+        if int(move) not in self.legal_actions():
+            cells = int(self.st[W]) * int(self.st[H])
+            shown = self.move_text(int(move)) if 0 <= move < cells * 9 else str(move)
+            raise IllegalMoveError(f"{shown} is not legal here")
+        self.key = int(make(self.st, self.undo_buf, self.zob, np.int64(self.key), int(move)))
 
     def undo(self) -> None:
         if self.st[T] == 0:
@@ -108,6 +122,22 @@ class Position:
         if status in (ONGOING, DRAW):
             return 0, 0
         return (1, -1) if status == SOUTH_WINS else (-1, 1)
+
+    def observation(self, player: int) -> dict[str, Any]:
+        """The whole position (perfect information): the same for both players but ``player``."""
+        return {
+            "player": player,
+            "position": self.to_text(),
+            "to_move": self.current_player(),
+            "ply": self.ply,
+            "reason": self.reason,
+        }
+
+    def clone(self) -> Position:
+        """An independent copy (board and undo history copied, the Zobrist table shared)."""
+        other = copy.copy(self)
+        other.st, other.undo_buf = self.st.copy(), self.undo_buf.copy()
+        return other
 
     @property
     def reason(self) -> str:
@@ -242,6 +272,37 @@ class Position:
 
 START = "9/1NNNNNNN1/9/9/9/9/9/1SSSSSSS1/9 s 80"
 """The default start position as text."""
+
+
+class FlagBotsGame:
+    """FlagBots as a ``game_api.Game``: the start position, or the one written in ``text``.
+    Two players (0 South, 1 North), zero-sum; the seed is unused (there is no chance)."""
+
+    name = "flagbots"
+    num_players = 2
+    constant_sum = 0.0
+
+    def __init__(self, text: str | None = None, cfg: FlagBotsConfig | None = None) -> None:
+        self.text, self.cfg = text, cfg
+
+    def new_state(self, seed: int) -> Position:
+        return Position.from_text(self.text) if self.text else Position(self.cfg)
+
+    def snapshot(self, state: Position) -> Hashable:
+        return state.st.tobytes(), state.key
+
+    def illegal_actions(self, state: Position, rng: random.Random) -> list[object]:
+        legal = set(state.legal_actions())
+        cells = int(state.cfg.width * state.cfg.height)
+        candidates = [m for m in (rng.randrange(cells * 9) for _ in range(8)) if m not in legal]
+        return [*candidates[:3], "a1-a2", state.move_text(legal[0]) if legal else "x a1"]
+
+    def leaks(self, state: Position, player: int, observation: dict[str, Any]) -> list[str]:
+        return []  # perfect information: nothing is hidden
+
+
+GAME = FlagBotsGame()
+"""The registered FlagBots: the spec's 9 x 9 board, 80 plies."""
 
 
 def _parse_row(row: str, text: str) -> list[int]:

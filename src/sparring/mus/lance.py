@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from sparring import game_api
+
 
 class Kind(StrEnum):
     """What a player says (they read and log as these words: Parquet and logs keep them)."""
@@ -59,7 +61,7 @@ CLOSED = (EN_PASO, QUERIDO, NO_QUERIDO, ORDAGO_QUERIDO, SIN_ENVITE, NO_JUGADO)
 _ANSWER_ORDER: dict[str, int] = {NO_QUIERO: 0, QUIERO: 1, SUBIR: 2, ORDAGO: 3}
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(game_api.IllegalActionError):
     """An action that the rules do not allow now; the state is unchanged."""
 
 

@@ -21,13 +21,10 @@ from sparring.poker.preflop import (
     class_equity,
     table_from_arrow,
 )
-from sparring.reporting.console import console, print_locations, print_table
-from sparring.runtime import storage
-from sparring.runtime.datasets import is_reusable, read_table, write_table
+from sparring.reporting.console import console, print_table
+from sparring.runtime.datasets import is_reusable, read_table
 from sparring.runtime.parallel import parallel_map
-from sparring.runtime.ray_session import init_ray
-from sparring.runtime.storage import locate
-from sparring.runtime.tracking import tracked_run
+from sparring.services.frame import pipeline_session
 
 
 def class_rows(name: str, opponents: tuple[int, ...], trials: int, seed: int) -> list[dict]:
@@ -51,11 +48,8 @@ def class_rows(name: str, opponents: tuple[int, ...], trials: int, seed: int) ->
 def run(job: EquityConfig) -> dict[str, Any]:
     """Run the pipeline; returns the output path, the MLflow run id and the metrics
     (``cells``, ``trials_per_s``, ``mean_stderr``, ...)."""
-    storage.configure(job.storage)
-    output = locate(job.output)
-    resources = init_ray(job.ray)
-    cores = max(1, int(resources.get("CPU", 1)))
-    with tracked_run(job, "equity", tags={"data_hash": job.data_hash}) as mlrun:
+    with pipeline_session(job, "equity", tags={"data_hash": job.data_hash}) as session:
+        output = session.output("preflop table", session.locate(job.output))
         reused = not job.force and is_reusable(output, PREFLOP_SPEC, job.data_hash)
         start = time.perf_counter()
         if reused:
@@ -71,37 +65,39 @@ def run(job: EquityConfig) -> dict[str, Any]:
                 ),
             )
             rows = [row for chunk in chunks for row in chunk]
-            table = pa.Table.from_pylist(rows, schema=PREFLOP_SPEC.schema)
-            write_table(
-                table,
-                output,
+            table = session.write(
                 PREFLOP_SPEC,
+                rows,
+                output,
                 config_hash=job.data_hash,
                 seed=job.seed,
                 extra={"trials": job.trials},
             )
         wall = time.perf_counter() - start
-        cells = table.num_rows
-        total_trials = int(np.sum(table.column("trials").to_numpy()))
-        metrics = {
-            "cells": cells,
-            "reused": float(reused),
-            "wall_s": wall,
-            "mean_stderr": float(np.mean(table.column("stderr").to_numpy())),
-            "cpus": cores,
-        }
-        if not reused:
-            metrics["trials_per_s"] = total_trials / wall
-            metrics["trials_per_s_per_core"] = total_trials / wall / cores
-        mlrun.log_metrics(metrics)
-        summary = _summary(table, job.opponent_counts)
-        mlrun.log_text(summary, "summary.txt")
-        mlrun.log_artifact(output, "data")
-        mlrun.log_dataset(
-            "preflop-equity", str(output), job.data_hash, "output", rows=cells, trials=job.trials
+        metrics = _metrics(table, wall, session.cores, reused)
+        session.log_metrics(metrics)
+        session.run.log_text(_summary(table, job.opponent_counts), "summary.txt")
+        session.run.log_artifact(output, "data")
+        session.run.log_dataset(
+            "preflop-equity", str(output), job.data_hash, "output", rows=table.num_rows,
+            trials=job.trials,
         )
-    print_locations({"preflop table": output}, job.tracking.uri, mlrun.run_id)
-    return {"output": output, "run_id": mlrun.run_id, "metrics": metrics}
+    return session.results(metrics, output=output)
+
+
+def _metrics(table: pa.Table, wall: float, cores: int, reused: bool) -> dict[str, float]:
+    total_trials = int(np.sum(table.column("trials").to_numpy()))
+    metrics = {
+        "cells": table.num_rows,
+        "reused": float(reused),
+        "wall_s": wall,
+        "mean_stderr": float(np.mean(table.column("stderr").to_numpy())),
+        "cpus": cores,
+    }
+    if not reused:
+        metrics["trials_per_s"] = total_trials / wall
+        metrics["trials_per_s_per_core"] = total_trials / wall / cores
+    return metrics
 
 
 def _summary(table: pa.Table, opponents: tuple[int, ...]) -> str:

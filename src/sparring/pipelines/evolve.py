@@ -10,11 +10,9 @@ the held-out deals against each baseline table and is registered in the MLflow m
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from dataclasses import asdict
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -26,14 +24,13 @@ from sparring.ga import checkpoint
 from sparring.ga.champion import benchmark
 from sparring.ga.evolution import EvolutionState, initial_state, run_generation, seed_with
 from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
-from sparring.reporting.console import console, print_locations, print_table
+from sparring.reporting.console import console
 from sparring.reporting.plots import line_plot
-from sparring.runtime import storage
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.progress import report_step
 from sparring.runtime.ray_session import init_ray
-from sparring.runtime.tracking import tracked_run
 from sparring.services.dealsets import ensure_deal_set, load_deal_set, log_deal_set
+from sparring.services.frame import Session, pipeline_session
 
 _LOGGED_PER_GENERATION = (
     "best_fitness",
@@ -70,6 +67,56 @@ def _log_generation(mlrun, record: dict) -> None:
     mlrun.log_metrics(logged, step=record["generation"])
 
 
+class _Evaluation:
+    """How the loop evaluates: a population in chunks as Ray tasks, and one individual against
+    the trainers on the driver (both over the training deals, seated per opponent pool size:
+    the hall of fame grows)."""
+
+    def __init__(self, job: EvolveConfig, train, n_chunks: int) -> None:
+        self.job, self.train, self.n_chunks = job, train, n_chunks
+        self.deals_ref = ray.put((train.equity, train.strength))  # once for the whole run
+        self.seating: dict[int, np.ndarray] = {}
+        self.factors = (job.preflop.raise_factor, job.preflop.call_factor)
+
+    def seats_for(self, pool: int) -> np.ndarray:
+        if pool not in self.seating:
+            self.seating[pool] = trainer_seats(
+                pool, self.job.table_size, self.train.deal_id, self.job.seed
+            )
+        return self.seating[pool]
+
+    def evaluate(self, population, trainers):
+        rf, cf = self.factors
+        results = parallel_map(
+            evaluate_chunk,
+            np.array_split(population, self.n_chunks),
+            progress=False,
+            shared={
+                "trainers": trainers,
+                "deals": self.deals_ref,
+                "seats": self.seats_for(len(trainers)),
+                "raise_factor": rf,
+                "call_factor": cf,
+            },
+        )
+        return (
+            np.concatenate([r[0] for r in results]),
+            np.concatenate([r[1] for r in results]),
+            sum(r[2] for r in results),
+        )
+
+    def challenge(self, individual, trainers):
+        net, _, trainer_net, _ = play_with_trainers(
+            individual,
+            trainers,
+            self.train.equity,
+            self.train.strength,
+            self.seats_for(len(trainers)),
+            *self.factors,
+        )
+        return float(net.sum()), trainer_net
+
+
 def run(
     job: EvolveConfig,
     seed_individual: np.ndarray | None = None,
@@ -82,113 +129,77 @@ def run(
 
     ``seed_individual`` (retraining) replaces part of the first population with it."""
     params = job.params
-    train_set, heldout_set = job.deal_set("train"), job.deal_set("heldout")
-    storage.configure(job.storage)
-    resources = init_ray(job.ray)
-    cores = max(1, int(resources.get("CPU", 1)))
-    n_chunks = job.ga.chunks or min(job.ga.population, 2 * cores)
-    with tracked_run(
-        job, "evolve", tags={"run_hash": job.run_hash, **(tags or {})}, run_name=run_name
-    ) as mlrun:
-        train_dir, _ = ensure_deal_set(train_set, job.deals.root)
-        held_dir, _ = ensure_deal_set(heldout_set, job.deals.root)
-        train, held = load_deal_set(train_dir), load_deal_set(held_dir)
-        for name, deal_set, directory, data in (
-            ("train", train_set, train_dir, train),
-            ("heldout", heldout_set, held_dir, held),
-        ):
-            log_deal_set(mlrun, f"deals-{name}", deal_set, directory, len(data), name)
-        deals_ref = ray.put((train.equity, train.strength))  # once for the whole run
-        seating: dict[int, np.ndarray] = {}  # per opponent pool size (the hall of fame grows)
-
-        def seats_for(pool: int) -> np.ndarray:
-            if pool not in seating:
-                seating[pool] = trainer_seats(pool, job.table_size, train.deal_id, params.seed)
-            return seating[pool]
-
-        rf, cf = job.preflop.raise_factor, job.preflop.call_factor
-
-        def evaluate(population, trainers):
-            parts = np.array_split(population, n_chunks)
-            results = parallel_map(
-                evaluate_chunk,
-                parts,
-                progress=False,
-                shared={
-                    "trainers": trainers,
-                    "deals": deals_ref,
-                    "seats": seats_for(len(trainers)),
-                    "raise_factor": rf,
-                    "call_factor": cf,
-                },
-            )
-            return (
-                np.concatenate([r[0] for r in results]),
-                np.concatenate([r[1] for r in results]),
-                sum(r[2] for r in results),
-            )
-
-        def challenge(individual, trainers):
-            net, _, trainer_net, _ = play_with_trainers(
-                individual, trainers, train.equity, train.strength, seats_for(len(trainers)), rf, cf
-            )
-            return float(net.sum()), trainer_net
-
-        state = checkpoint.latest(job.checkpoint_dir, console.print) if job.resume else None
-        if state is None:
-            if job.resume:
-                console.print(f"no checkpoint in {job.checkpoint_dir}: starting from generation 0")
-            state = initial_state(params)
-            if seed_individual is not None:
-                state = seed_with(state, seed_individual, seed_fraction, params)
-        else:
-            console.print(f"resuming from generation {state.generation} ({job.checkpoint_dir})")
-            for record in state.history:
-                _log_generation(mlrun, record)
+    tags = {"run_hash": job.run_hash, **(tags or {})}
+    with pipeline_session(job, "evolve", tags=tags, run_name=run_name) as session:
+        session.output("checkpoints", job.checkpoint_dir)
+        train, held = _deal_sets(session, job)
+        n_chunks = job.ga.chunks or min(job.ga.population, 2 * session.cores)
+        evaluation = _Evaluation(job, train, n_chunks)
+        state = _start(session, job, seed_individual, seed_fraction)
         start = time.perf_counter()
         while state.generation < job.ga.generations:
-            state = run_generation(state, params, evaluate, challenge)
+            state = run_generation(state, params, evaluation.evaluate, evaluation.challenge)
             checkpoint.save(state, job.checkpoint_dir)
             record = state.history[-1]
-            _log_generation(mlrun, record)
+            _log_generation(session.run, record)
             # a search's scheduler reads the objective per generation (computed only then)
             report_step(
                 state.generation,
                 job.ga.generations,
                 partial(champion_metrics, state.champion, held, job),
             )
-            change = ", new trainer" if record["trainer_changes"] else ""
-            console.print(
-                f"gen {record['generation'] + 1}/{job.ga.generations}: best "
-                f"{record['best_fitness']:+.1f} mean {record['mean_fitness']:+.1f} bb/100, "
-                f"{record['operator']}{change}",
-                soft_wrap=True,
-            )
-        wall = time.perf_counter() - start
-        results = _finish(mlrun, job, state, held, wall)
-    print_locations(
-        {
-            "checkpoints": job.checkpoint_dir,
-            "training deals": train_dir,
-            "held-out deals": held_dir,
-        },
-        job.tracking.uri,
-        mlrun.run_id,
+            _print_generation(record, job.ga.generations)
+        results = _finish(session, job, state, held, time.perf_counter() - start)
+    return session.results(
+        results["summary"], checkpoint_dir=job.checkpoint_dir, state=state, **results
     )
-    return {
-        "run_id": mlrun.run_id,
-        "checkpoint_dir": job.checkpoint_dir,
-        "state": state,
-        "metrics": results["summary"],
-        **results,
-    }
+
+
+def _deal_sets(session: Session, job: EvolveConfig):
+    """The training and held-out deal sets: made where missing, loaded, logged as inputs."""
+    loaded = []
+    for name, label in (("train", "training deals"), ("heldout", "held-out deals")):
+        deal_set = job.deal_set(name)
+        directory, _ = ensure_deal_set(deal_set, session.locate(job.deals.root))
+        session.output(label, directory)
+        data = load_deal_set(directory)
+        log_deal_set(session.run, f"deals-{name}", deal_set, directory, len(data), name)
+        loaded.append(data)
+    return loaded
+
+
+def _start(session: Session, job: EvolveConfig, seed_individual, seed_fraction) -> EvolutionState:
+    """The state the loop starts from: the newest checkpoint when resuming (its history logged
+    again in the new run), else generation 0, seeded with ``seed_individual`` if given."""
+    state = checkpoint.latest(job.checkpoint_dir, console.print) if job.resume else None
+    if state is not None:
+        console.print(f"resuming from generation {state.generation} ({job.checkpoint_dir})")
+        for record in state.history:
+            _log_generation(session.run, record)
+        return state
+    if job.resume:
+        console.print(f"no checkpoint in {job.checkpoint_dir}: starting from generation 0")
+    state = initial_state(job.params)
+    if seed_individual is not None:
+        state = seed_with(state, seed_individual, seed_fraction, job.params)
+    return state
+
+
+def _print_generation(record: dict, generations: int) -> None:
+    change = ", new trainer" if record["trainer_changes"] else ""
+    console.print(
+        f"gen {record['generation'] + 1}/{generations}: best "
+        f"{record['best_fitness']:+.1f} mean {record['mean_fitness']:+.1f} bb/100, "
+        f"{record['operator']}{change}",
+        soft_wrap=True,
+    )
 
 
 def prepare(job: EvolveConfig) -> None:
     """Generate the deal sets once before many runs share them (a search's trials)."""
     init_ray(job.ray)
     for name in ("train", "heldout"):
-        ensure_deal_set(job.deal_set(name), job.deals.root)
+        ensure_deal_set(job.deal_set(name), job.storage.locate(job.deals.root))
 
 
 def steps(job: EvolveConfig) -> int:
@@ -217,7 +228,9 @@ def _benchmark_metrics(results) -> dict[str, float]:
     return metrics
 
 
-def _finish(mlrun, job: EvolveConfig, state: EvolutionState, held, wall: float) -> dict[str, Any]:
+def _finish(
+    session: Session, job: EvolveConfig, state: EvolutionState, held, wall: float
+) -> dict[str, Any]:
     """Plot, champion benchmark, artifacts and registry."""
     history = state.history
     summary = {
@@ -230,27 +243,29 @@ def _finish(mlrun, job: EvolveConfig, state: EvolutionState, held, wall: float) 
         summary["generations_per_min"] = 60.0 * run_generations / max(wall, 1e-9)
     results = _benchmark(state.champion, held, job)
     summary.update(_benchmark_metrics(results))
+    mlrun = session.run
     mlrun.log_metrics(summary, step=state.generation)
     rows = [
         [r.table, f"{r.bb_per_100:+.1f}", f"[{r.ci_low:+.1f}, {r.ci_high:+.1f}]", r.deals]
         for r in results
     ]
-    text = print_table(
-        "Champion on held-out deals (bb/100, 95% CI)", ["table", "bb/100", "95% CI", "deals"], rows
+    session.table(
+        "Champion on held-out deals (bb/100, 95% CI)",
+        ["table", "bb/100", "95% CI", "deals"],
+        rows,
+        artifact="champion_benchmark.txt",
     )
-    mlrun.log_text(text, "champion_benchmark.txt")
     mlrun.log_text(json.dumps(state.changes, indent=2), "trainer_changes.json")
-    with tempfile.TemporaryDirectory() as tmp:
-        gens = [r["generation"] + 1 for r in history]
-        plot = line_plot(
-            Path(tmp) / "fitness.png",
-            gens,
+    session.log_plot(
+        lambda directory: line_plot(
+            directory / "fitness.png",
+            [r["generation"] + 1 for r in history],
             {k: [r[f"{k}_fitness"] for r in history] for k in ("best", "mean", "median")},
             "Fitness per generation",
             "generation",
             "bb/100 vs trainers",
         )
-        mlrun.log_artifact(plot)
+    )
     info = {
         "table_size": job.table_size,
         "raise_factor": job.preflop.raise_factor,

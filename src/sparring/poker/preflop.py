@@ -18,6 +18,7 @@ import pyarrow as pa
 from sparring.poker.cards import RANKS, as_cards
 from sparring.poker.equity import EquityResult, equity
 from sparring.runtime.datasets import DatasetSpec, read_table
+from sparring.runtime.storage import Location
 from sparring.seeding import task_seed
 
 MAX_TABLE_OPPONENTS = 9
@@ -114,7 +115,7 @@ def default_table_path() -> Path:
 
 
 @lru_cache(maxsize=4)
-def load_table(path: str | None = None) -> np.ndarray:
+def load_table(path: str | Location | None = None) -> np.ndarray:
     """The preflop equity grid from ``path``, or the table shipped with the package."""
     table = read_table(path or default_table_path(), PREFLOP_SPEC)
     grid = table_from_arrow(table)

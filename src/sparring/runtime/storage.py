@@ -48,15 +48,6 @@ class StorageOptions:
     region: str | None = None  # null = the environment's (AWS_REGION), else us-east-1
 
 
-_options = StorageOptions()
-
-
-def configure(options: Any) -> None:
-    """Use ``options`` (anything with ``endpoint`` and ``region``) for later ``locate`` calls."""
-    global _options
-    _options = StorageOptions(getattr(options, "endpoint", None), getattr(options, "region", None))
-
-
 def scheme_of(uri: str | os.PathLike[str]) -> str:
     """``""`` for a local path, else the URI's scheme (lower case)."""
     text = os.fspath(uri)
@@ -94,8 +85,12 @@ def _s3(options: StorageOptions) -> pafs.FileSystem:
     return pafs.S3FileSystem(**kwargs)
 
 
-def locate(where: str | os.PathLike[str] | Location) -> Location:
-    """The Location of a local path or storage URI (see the module's docstring)."""
+def locate(
+    where: str | os.PathLike[str] | Location, options: StorageOptions | None = None
+) -> Location:
+    """The Location of a local path or storage URI (see the module's docstring). ``options``
+    say how object stores are reached (default: the process's environment); a Location
+    already carries its own and is returned as it is."""
     if isinstance(where, Location):
         return where
     text = os.fspath(where)
@@ -106,7 +101,7 @@ def locate(where: str | os.PathLike[str] | Location) -> Location:
         return Location(pafs.LocalFileSystem(), str(Path(local)), "")
     path = text.split("://", 1)[1].strip("/")
     if scheme == "s3":
-        return Location(_s3(_options), path, scheme)
+        return Location(_s3(options or StorageOptions()), path, scheme)
     fs, path = pafs.FileSystem.from_uri(text)
     return Location(fs, path.strip("/"), scheme)
 

@@ -97,9 +97,16 @@ def check_visible(settings: DealSetConfig, root: Location, written: list) -> Non
         )
 
 
-def ensure_deal_set(settings: DealSetConfig, root: Root) -> tuple[Location, dict[str, float]]:
-    """Make sure the deal set exists under ``root`` (computing only missing shards)."""
+def ensure_deal_set(
+    settings: DealSetConfig, root: Root, preflop_table: Location | None = None
+) -> tuple[Location, dict[str, float]]:
+    """Make sure the deal set exists under ``root`` (computing only missing shards).
+
+    ``preflop_table`` is where ``settings.preflop_table`` is, with the storage options of the
+    config that named it (default: that path located with the environment's options)."""
     root = locate(root)
+    if preflop_table is None and settings.preflop_table is not None:
+        preflop_table = locate(settings.preflop_table)
     todo = missing_shards(settings, root)
     start = time.perf_counter()
     done = parallel_map(
@@ -110,7 +117,7 @@ def ensure_deal_set(settings: DealSetConfig, root: Root) -> tuple[Location, dict
             "settings": settings,
             "root": root.absolute(),
             # read once here, where the storage options are known (the table may be on a store)
-            "preflop": load_table(settings.preflop_table) if todo else None,
+            "preflop": load_table(preflop_table) if todo else None,
         },
         description=f"handgen: {len(todo)} shards of {settings.shard_size} deals",
     )
