@@ -167,8 +167,8 @@ def main() -> None:
 
 def _league(done, heldout: int) -> dict[str, float]:
     """The final champions of every run and the baselines in one league: name -> rating."""
+    from sparring.champions.league import baseline_entrant, play_league
     from sparring.ga.league import champion_entrant
-    from sparring.pipelines.league import baseline_entrant, play_league
     from sparring.runtime.ray_session import init_ray, shutdown_ray
 
     held = deals(heldout, 2)

@@ -9,7 +9,8 @@ that changes no behaviour must too::
 
     python benchmarks/fingerprint.py record --store sqlite:////abs/mlflow.db --data /abs/data \\
         -o before.json
-    # ... refactor, clean the store and data/, make run again ...
+    # ... refactor; remove mlflow.db, mlartifacts/ and data/ (caches change what is logged:
+    # shards_reused, pairs_cached; a retrain id already decided logs no run); make run again ...
     python benchmarks/fingerprint.py record --store sqlite:////abs/mlflow.db --data /abs/data \\
         -o after.json
     python benchmarks/fingerprint.py compare before.json after.json   # exit 0 identical, 1 not
@@ -43,6 +44,7 @@ import hashlib
 import json
 import math
 import re
+import socket
 import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -55,9 +57,11 @@ import pyarrow.parquet as pq
 FORMAT = "sparring-fingerprint/1"
 
 # --- what is left out --------------------------------------------------------------------------
-# Metric names, tag keys and Parquet column names matching one of these (fnmatch, case-insensitive,
-# tried on the whole name and on each "/"-separated part of it) are not recorded. Params are not
-# filtered by these: a param is configuration (``time_s=0.5`` is an input, not a timing).
+# Metric names, tag keys and Parquet column names matching one of these (fnmatch, case-insensitive)
+# are not recorded. A pattern without "/" is tried on the name's last "/"-separated part (the
+# quantity: "start/full/d3/nps" -> "nps"; never a position such as "wall_start"), one with "/" on
+# the whole name. Params are not filtered by these: a param is configuration (``time_s=0.5`` is
+# an input, not a timing).
 NOISY_NAMES: dict[str, str] = {
     "*_s": "a duration in seconds (wall_s, evaluate_s)",
     "*per_s*": "a throughput (hands_per_s, deals_per_s, guesses_per_s, trials_per_s_per_core)",
@@ -66,10 +70,11 @@ NOISY_NAMES: dict[str, str] = {
     "wall*": "wall-clock time",
     "elapsed*": "wall-clock time",
     "*time*": "a time or timestamp",
-    "nps*": "nodes searched per second (nps, nps_start/<searcher>)",
+    "nps*": "nodes searched per second (<position>/<searcher>/d<n>/nps)",
     "*seconds*": "a duration (the seconds column of search_nodes)",
     "*duration*": "a duration",
-    "depth_in_*s": "search_bench: the depth a searcher completes within a wall-clock budget",
+    "nps_*/*": "search_bench: nodes per second from the start (nps_start/<searcher>)",
+    "depth_in_*s/*": "search_bench: the depth a searcher completes within a wall-clock budget",
     "cpus": "equity: the CPU count of the machine that ran it",
     "nodes_used": "how many Ray nodes ran a run's tasks: the cluster's shape, not a result",
 }
@@ -109,32 +114,40 @@ SCRUBBED_TEXT: dict[str, tuple[str, str]] = {
     ),
     r"\b\d{4}-\d{2}-\d{2}\b": ("<date>", "retrain ids default to today's date"),
     r"/tmp/[^\s'\",\]]*": ("<tmp>", "a temporary directory"),
+    r"\bdriver [\w.-]+:\d+:\d*": ("driver <host:pid:start>", "a driver process (host, pid)"),
 }
 
 # Kept and compared, but a difference is labelled as expected run-to-run variation (and does not
 # fail with --lenient). Matched (fnmatch) against "<run key> :: <kind> <name>" (kind: param,
-# metric, history, tag, input) or "dataset <relative path> :: <field>".
+# metric, history, tag; status, name), "registry <model> :: model", and for a dataset file
+# "<run key> :: input <relative path>" when a single run logged it as an input, else
+# "dataset <relative path>".
 KNOWN_UNSTABLE: dict[str, str] = {
-    "search_bench/* :: metric score/*": "round robin between time-budget players (if any)",
-    "search_bench/* :: metric elo/*": "round robin between time-budget players (if any)",
-    "*tune.py* :: metric trials_finished": "ASHA stops trials by the order 2 concurrent trials "
-    "report in",
-    "*tune.py* :: metric trials_stopped": "ASHA: order of concurrent reports",
-    "*tune.py* :: metric best_*": "ASHA: a stopped trial has a partial objective",
-    "*tune.py* :: metric importance/*": "ASHA: computed from the (order-dependent) objectives",
-    "*tune.py* :: *history trial_objective": "ASHA: order of concurrent reports",
-    "*tune.py* :: metric trial_objective": "ASHA: order of concurrent reports",
-    "*tune.py* :: tag best_trial": "ASHA: order of concurrent reports",
-    "*tune.py* > * :: tag trial_state": "ASHA: finished or stopped by report order",
-    "*tune.py* > * :: tag sparring.stopped_by": "ASHA: the step a trial was stopped at",
-    "*tune.py* > * :: metric *": "ASHA: a stopped trial has fewer generations",
-    "*tune.py* > * :: history *": "ASHA: a stopped trial has fewer generations",
-    "*tune.py* > * :: status": "ASHA: a stopped trial is KILLED",
-    "retrain/* :: *": "the training deals' seed is derived from the retrain id = today's date",
-    "league/* :: *": "rates every registered version, including a retrain's (date-dependent)",
-    "registry * :: *": "retrain's promotion depends on today's date",
-    "dataset deals/*": "retrain's training deal set is named by a date-derived seed",
-    "dataset checkpoints/*": "retrain's checkpoints are under the retrain id (a date)",
+    # sparring tune search=ga_smoke trials=4 concurrency=2: ASHA (grace 2 of 6 generations) stops
+    # a trial by how the 2 concurrent trials' reports interleave, i.e. by their speed
+    "evolve/*tune.py#* > * :: status": "ASHA: a stopped trial is KILLED, a finished one not",
+    "evolve/*tune.py#* > * :: tag trial_state": "ASHA: finished or stopped by report order",
+    "evolve/*tune.py#* > * :: tag sparring.stopped_by": "ASHA: the step it was stopped at",
+    "evolve/*tune.py#* > * :: tag sparring.ended_by": "a stopped trial's run may be closed as an "
+    "orphan by whichever trial starts next (a race; names that trial)",
+    "evolve/*tune.py#* > * :: metric *": "ASHA: a stopped trial logs fewer generations, no "
+    "champion_bb100*",
+    "evolve/*tune.py#* > * :: history *": "ASHA: a stopped trial logs fewer generations",
+    "evolve/*tune.py#? :: metric trials_*": "ASHA: how many trials finished or were stopped",
+    "evolve/*tune.py#? :: metric best_*": "ASHA: which trials finished",
+    "evolve/*tune.py#? :: tag best_trial": "ASHA: which trials finished",
+    "evolve/*tune.py#? :: *trial_objective": "ASHA: a stopped trial's objective is partial",
+    "evolve/*tune.py#? :: metric importance/*": "Optuna's fANOVA importances use an unseeded "
+    "random forest (and the ASHA-dependent finished trials)",
+    # pipelines/retrain.py with retrain.id=null: the id is today's date and the training deals'
+    # seed is derived from it: another day, other deals, challenger, edge and maybe decision
+    "retrain/* :: *": "seeded from the retrain id = today's date (UTC)",
+    "registry * :: *": "a retrain promotes or not depending on the date (new version, alias)",
+    "league/* :: *": "its entrants are the registered versions (a date-dependent retrain may "
+    "add one)",
+    # handgen output_root=file://$(CURDIR)/data/deals: the absolute root is part of its config
+    "handgen/* :: tag config_hash": "hashes output_root=file://<checkout>/data/deals",
+    "handgen/* :: name": "holds the config hash, which hashes the checkout's path",
 }
 
 # -----------------------------------------------------------------------------------------------
@@ -145,8 +158,10 @@ Scrubber = Callable[[str], str]
 def noisy(name: str) -> bool:
     """Whether a metric / tag / column ``name`` matches ``NOISY_NAMES``."""
     lowered = name.lower()
-    parts = [lowered, *lowered.split("/")]
-    return any(fnmatch.fnmatchcase(p, pattern) for pattern in NOISY_NAMES for p in parts)
+    last = lowered.rsplit("/", 1)[-1]
+    return any(
+        fnmatch.fnmatchcase(lowered if "/" in pattern else last, pattern) for pattern in NOISY_NAMES
+    )
 
 
 def make_scrubber(roots: dict[str, str], run_keys: dict[str, str]) -> Scrubber:
@@ -161,6 +176,9 @@ def make_scrubber(roots: dict[str, str], run_keys: dict[str, str]) -> Scrubber:
     ids = sorted(run_keys, key=len, reverse=True)
     id_pattern = re.compile("|".join(re.escape(i) for i in ids)) if ids else None
     patterns = [(re.compile(p), text) for p, (text, _) in SCRUBBED_TEXT.items()]
+    # this machine's name where it names a process (host:pid), e.g. in a Ray or driver id
+    host = re.escape(socket.gethostname())
+    patterns.append((re.compile(rf"(?<![\w.-]){host}:\d+(?::\d*)?"), "<host:pid>"))
 
     def scrub(value: str) -> str:
         for old, new in literal:
@@ -229,6 +247,9 @@ def _name_runs(
         trial = run.data.tags.get("trial_number")
         if parent_key is not None and trial is not None:
             key = f"{parent_key} > {source} trial {trial}"
+            seen[key] += 1
+            if seen[key] > 1:  # a trial rerun after an interrupted search
+                key += f"#{seen[key]}"
         else:
             seen[source] += 1
             head = parent_key + " > " if parent_key else f"{experiment}/"
@@ -358,8 +379,26 @@ def table_digest(table: pa.Table) -> str:
     return hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest()
 
 
-def record_data(data: Path, scrub: Scrubber) -> tuple[dict[str, Any], dict[str, str]]:
-    """(Parquet files by relative path, sidecar contents by relative path) under ``data``."""
+def _users(runs: dict[str, Any]) -> dict[str, list[str]]:
+    """Relative path under <data> -> "<run key> (<context>)" of the runs that logged it."""
+    users: dict[str, list[str]] = defaultdict(list)
+    for key, run in runs.items():
+        for item in run["inputs"]:
+            try:
+                uri = str(json.loads(item["source"]).get("uri", ""))
+            except (ValueError, AttributeError):
+                continue
+            if uri.startswith("<data>/"):
+                context = item["tags"].get("mlflow.data.context", "?")
+                users[uri[len("<data>/") :].rstrip("/")].append(f"{key} ({context})")
+    return users
+
+
+def record_data(
+    data: Path, scrub: Scrubber, users: dict[str, list[str]]
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """(Parquet files by relative path, sidecar contents by relative path) under ``data``;
+    ``users`` (see ``_users``) name the runs that logged a file or its directory as an input."""
     files: dict[str, Any] = {}
     timed: set[str] = set()
     for path in sorted(data.rglob("*.parquet")):
@@ -384,6 +423,9 @@ def record_data(data: Path, scrub: Scrubber) -> tuple[dict[str, Any], dict[str, 
             "noisy_columns": dropped,
             "content_sha256": table_digest(table.drop_columns(dropped)),
             "sidecar_matches_bytes": matches,
+            "used_by": sorted(
+                {u for where, found in users.items() for u in found if _under(rel, where)}
+            ),
         }
         if dropped:
             timed.add(sidecar.as_posix())
@@ -394,6 +436,10 @@ def record_data(data: Path, scrub: Scrubber) -> tuple[dict[str, Any], dict[str, 
         text = "<bytes hold timings>" if path.as_posix() in timed else path.read_text().strip()
         sidecars[rel] = scrub(text)
     return files, sidecars
+
+
+def _under(rel: str, where: str) -> bool:
+    return rel == where or rel.startswith(where + "/")
 
 
 # --- record and compare ------------------------------------------------------------------------
@@ -414,7 +460,7 @@ def record(store: str, data: Path) -> dict[str, Any]:
     if where:
         roots["<store>"] = where
     runs, models = record_store(store, roots)
-    datasets, sidecars = record_data(data, make_scrubber(roots, {}))
+    datasets, sidecars = record_data(data, make_scrubber(roots, {}), _users(runs))
     return {
         "format": FORMAT,
         "excluded": {
@@ -446,8 +492,11 @@ def _show(value: Any) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
-def _diff_maps(where: str, a: dict[str, Any], b: dict[str, Any]) -> Iterator[tuple[str, str]]:
-    """(label for KNOWN_UNSTABLE, line) per difference between two name -> value maps."""
+def _diff_maps(
+    where: str, a: dict[str, Any], b: dict[str, Any], deep: bool = False
+) -> Iterator[tuple[str, str]]:
+    """(label for KNOWN_UNSTABLE, line) per difference between two name -> value maps; ``deep``:
+    one line per differing field of values that are maps themselves."""
     for name in sorted(set(a) | set(b)):
         label = f"{where} {name}"
         if name not in b:
@@ -455,7 +504,21 @@ def _diff_maps(where: str, a: dict[str, Any], b: dict[str, Any]) -> Iterator[tup
         elif name not in a:
             yield label, f"{label}: only in B ({_show(b[name])})"
         elif a[name] != b[name]:
-            yield label, f"{label}: {_show(a[name])} != {_show(b[name])}"
+            for line in _fields(label, a[name], b[name], deep):
+                yield label, line
+
+
+def _fields(where: str, a: Any, b: Any, deep: bool) -> Iterator[str]:
+    if not (deep and isinstance(a, dict) and isinstance(b, dict)):
+        yield f"{where}: {_show(a)} != {_show(b)}"
+        return
+    for name in sorted(set(a) | set(b)):
+        if name not in b:
+            yield f"{where} / {name}: only in A ({_show(a[name])})"
+        elif name not in a:
+            yield f"{where} / {name}: only in B ({_show(b[name])})"
+        elif a[name] != b[name]:
+            yield from _fields(f"{where} / {name}", a[name], b[name], deep)
 
 
 def differences(a: dict[str, Any], b: dict[str, Any]) -> Iterator[tuple[str, str]]:
@@ -481,13 +544,28 @@ def differences(a: dict[str, Any], b: dict[str, Any]) -> Iterator[tuple[str, str
                 f"{key} :: input",
                 (f"run {key}: dataset inputs {_show(ra['inputs'])} != {_show(rb['inputs'])}"),
             )
-    for label, line in _diff_maps("registry", a["registry"], b["registry"]):
+    for label, line in _diff_maps("registry", a["registry"], b["registry"], deep=True):
         name = label.split(" ", 1)[1]
         yield f"registry {name} :: model", line
-    for label, line in _diff_maps("dataset", a["datasets"], b["datasets"]):
-        yield label, line
+    for label, line in _diff_maps("dataset", a["datasets"], b["datasets"], deep=True):
+        yield _dataset_label(label, a, b), line
     for label, line in _diff_maps("sidecar", a["sidecars"], b["sidecars"]):
-        yield "dataset " + label.split(" ", 1)[1], line
+        rel = label.split(" ", 1)[1].removesuffix(".sha256")
+        yield _dataset_label(f"dataset {rel}", a, b), line
+
+
+def _dataset_label(label: str, a: dict[str, Any], b: dict[str, Any]) -> str:
+    """``dataset <rel>``, or ``<run key> :: input <rel>`` when only one run used it (so that
+    run's KNOWN_UNSTABLE entry covers the dataset too)."""
+    rel = label.split(" ", 1)[1]
+    users = {
+        u.rsplit(" (", 1)[0]
+        for fp in (a, b)
+        for u in fp["datasets"].get(rel, {}).get("used_by", [])
+    }
+    if len(users) == 1:
+        return f"{users.pop()} :: input {rel}"
+    return label
 
 
 def unstable_reason(label: str) -> str | None:

@@ -4,8 +4,8 @@ python pipelines/compare.py experiment=evolve metric=champion_bb100
 python pipelines/compare.py experiment=equity metric=trials_per_s "filter=params.trials = '4000'"
 """
 
-from sparring.pipelines.compare import run
 from sparring.launch.app import launch
+from sparring.pipelines.compare import run
 
 if __name__ == "__main__":
     launch(__file__, "compare", run)

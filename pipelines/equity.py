@@ -3,8 +3,8 @@
 python pipelines/equity.py                      # defaults in conf/equity.yaml
 python pipelines/equity.py trials=200000 opponents=[1,9] ray=cluster tracking=server"""
 
-from sparring.pipelines.equity import run
 from sparring.launch.app import launch
+from sparring.pipelines.equity import run
 
 if __name__ == "__main__":
     launch(__file__, "equity", run, resumable=False)

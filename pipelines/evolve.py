@@ -4,8 +4,8 @@ python pipelines/evolve.py                                    # conf/evolve.yaml
 python pipelines/evolve.py ga.population=64 ga.generations=30 deals.train=400
 python pipelines/evolve.py resume=true                        # continue a killed run"""
 
-from sparring.pipelines.evolve import run
 from sparring.launch.app import launch
+from sparring.pipelines.evolve import run
 
 if __name__ == "__main__":
     launch(__file__, "evolve", run, resumable=lambda config: config.resume)

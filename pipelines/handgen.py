@@ -3,8 +3,8 @@
 python pipelines/handgen.py                                  # conf/handgen.yaml
 python pipelines/handgen.py deals=5000 table_size=6 seed=2   # a held-out set: another seed"""
 
-from sparring.pipelines.handgen import run
 from sparring.launch.app import launch
+from sparring.pipelines.handgen import run
 
 if __name__ == "__main__":
     launch(__file__, "handgen", run, resumable=True)

@@ -3,8 +3,8 @@
 python pipelines/league.py
 python pipelines/league.py 'league.runs=[<run id>]' league.baselines=[maniac,mixed]"""
 
-from sparring.pipelines.league import run
 from sparring.launch.app import launch
+from sparring.pipelines.league import run
 
 if __name__ == "__main__":
     launch(__file__, "league", run)

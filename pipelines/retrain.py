@@ -6,8 +6,8 @@ python pipelines/retrain.py retrain.id=$SUBMISSION_ID ga.generations=20
 Exit status: 0 promoted, 10 kept, 1 failed, 2 refused before any work (bad input, or the id is
 held by a running retrain)."""
 
-from sparring.pipelines.retrain import exit_status, run
 from sparring.launch.app import launch
+from sparring.pipelines.retrain import exit_status, run
 
 if __name__ == "__main__":
     launch(__file__, "retrain", run, resumable=True, exit_status=exit_status)

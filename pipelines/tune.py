@@ -4,8 +4,8 @@ python pipelines/tune.py hparams_search=ga_tpe trials=24 concurrency=2     # con
 python pipelines/tune.py hparams_search=ga_tpe hparams_search.algorithm=random seed=1
 python pipelines/tune.py hparams_search=ga_tpe search_id=<id> resume=true  # continue a search"""
 
-from sparring.pipelines.tune import run
 from sparring.launch.app import launch
+from sparring.pipelines.tune import run
 
 if __name__ == "__main__":
     launch(__file__, "tune", run)

@@ -3,8 +3,8 @@
 python pipelines/validate.py                                  # conf/validate.yaml
 python pipelines/validate.py seeds=8 'hands=[50,100,200,400,800]' match.games=200"""
 
-from sparring.pipelines.validate import run
 from sparring.launch.app import launch
+from sparring.pipelines.validate import run
 
 if __name__ == "__main__":
     launch(__file__, "validate", run, resumable=False)

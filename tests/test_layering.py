@@ -103,9 +103,9 @@ def edge_imports(path: Path, source: str | None = None) -> list[str]:
 def finds_checkout(source: str) -> bool:
     """Does the file locate the checkout by climbing from its own path (``parents[3]``)?"""
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
-            if node.value.attr == "parents":
-                return True
+        value = getattr(node, "value", None)
+        if isinstance(node, ast.Subscript) and getattr(value, "attr", None) == "parents":
+            return True
     return False
 
 

@@ -65,7 +65,7 @@ class GameState(Protocol[A]):
 
     def returns(self) -> Sequence[float]: ...
 
-    def observation(self, player: int) -> Mapping[str, Any]: ...
+    def observation(self, player: int) -> dict[str, Any]: ...
 
     def clone(self) -> GameState[A]: ...
 
@@ -90,10 +90,10 @@ class Game(Protocol[A]):
     def snapshot(self, state: Any) -> Hashable:
         """Something equal for equal states (hidden parts and random streams included)."""
 
-    def illegal_actions(self, state: Any, rng: random.Random) -> list[object]:
+    def illegal_actions(self, state: Any, rng: random.Random) -> Sequence[object]:
         """A few actions of this game that its rules do not allow in ``state``."""
 
-    def leaks(self, state: Any, player: int, observation: Mapping[str, Any]) -> list[str]:
+    def leaks(self, state: Any, player: int, observation: dict[str, Any]) -> list[str]:
         """The hidden information ``observation`` (of ``player``) shows; empty when none."""
 
 

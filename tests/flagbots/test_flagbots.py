@@ -175,3 +175,22 @@ def test_a_finished_position_from_text_knows_it_is_over():
 def test_bad_position_text_says_what_is_wrong(text, message):
     with pytest.raises(ValueError, match=message):
         Position.from_text(text)
+
+
+def test_a_position_is_a_game_state_and_search_game():
+    from sparring.flagbots.alphabeta import SearchGame, UniformTree
+    from sparring.game_api import GameState, IllegalActionError
+
+    pos = Position.from_text("5/1NNN1/5/1SSS1/5 s 20")
+    assert isinstance(pos, GameState) and isinstance(UniformTree(2, 2), SearchGame)
+    obs = pos.observation(1)
+    assert obs == {"player": 1, "position": pos.to_text(), "to_move": 0, "ply": 0, "reason": ""}
+    twin = pos.clone()
+    twin.apply_action(twin.legal_actions()[0])
+    assert pos.ply == 0 and twin.ply == 1
+    twin.undo()
+    assert twin.to_text() == pos.to_text() and twin.key == pos.key
+    for junk in (True, "c2-d3", 1.0, None):
+        with pytest.raises(IllegalActionError):
+            pos.apply_action(junk)
+    assert pos.ply == 0

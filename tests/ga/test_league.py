@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sparring.champions.league import baseline_entrant, play_league
 from sparring.ga.league import bradley_terry, champion_entrant, deal_edges, play_pair, rate
-from sparring.pipelines.league import baseline_entrant, play_league
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.poker.deals import generate_deals
 from sparring.poker.preflop import load_table

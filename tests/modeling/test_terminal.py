@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from sparring.mus.game import DISCARD, MUS, NO_MUS
 from sparring.modeling.terminal import parse_command
+from sparring.mus.game import DISCARD, MUS, NO_MUS
 
 
 def test_commands_parse_and_bad_ones_say_why():

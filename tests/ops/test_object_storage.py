@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines import equity, evolve, handgen
@@ -27,10 +26,10 @@ DEALS = ("deals=6", "table_size=4", "equity_trials=40", "shard_size=2", "seed=3"
 FIELDS = ("board", "holes", "equity", "strength", "deal_id")
 
 
-@pytest.fixture(autouse=True)
-def _default_storage():
-    yield
-    storage.configure(storage.StorageOptions())  # what a pipeline set stays with its test
+def on_s3(s3, uri: str):
+    """A place on the test's S3 server, for the test's own reads (a pipeline reaches it
+    through its config's ``storage.endpoint``)."""
+    return locate(uri, storage.StorageOptions(endpoint=s3.endpoint))
 
 
 def test_handgen_on_s3_matches_local_and_recomputes_only_lost_or_damaged_shards(
@@ -80,13 +79,14 @@ def test_the_equity_table_on_s3_is_written_reused_and_logged(
         "tracking.experiment=equity-on-s3",
     )
     first = equity.run(cfg)
-    assert read_table(uri, PREFLOP_SPEC).equals(read_table(local["output"], PREFLOP_SPEC))
+    on_store = read_table(on_s3(s3, uri), PREFLOP_SPEC)
+    assert on_store.equals(read_table(local["output"], PREFLOP_SPEC))
     assert first["metrics"]["reused"] == 0.0
     assert equity.run(cfg)["metrics"]["reused"] == 1.0  # same config: read back, not recomputed
 
     client = MlflowClient(cfg.tracking.uri)
     logged = client.download_artifacts(first["run_id"], "data/preflop.parquet", str(tmp_path))
-    assert Path(logged).read_bytes() == locate(uri).read_bytes()
+    assert Path(logged).read_bytes() == on_s3(s3, uri).read_bytes()
     [source] = [d.dataset.source for d in client.get_run(first["run_id"]).inputs.dataset_inputs]
     assert uri in source
 
@@ -129,8 +129,7 @@ def test_evolve_killed_mid_run_resumes_from_its_checkpoints_on_s3(
     proc = subprocess.Popen(
         command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
-    storage.configure(storage.StorageOptions(endpoint=s3.endpoint))  # this test's own reads
-    checkpoints = locate(f"{s3_bucket}/checkpoints")
+    checkpoints = on_s3(s3, f"{s3_bucket}/checkpoints")  # this test's own reads
     deadline = time.monotonic() + 300
     while "gen-00003.npz" not in _checkpoints(checkpoints):
         assert proc.poll() is None, proc.stderr.read().decode()[-3000:]
@@ -173,7 +172,7 @@ def test_eleusis_results_and_a_compare_plot_go_to_s3(
     local = eleusis_bench.run(
         pipeline_config("eleusis_bench", *grid, f"output={tmp_path / 'e.parquet'}")
     )
-    uri = f"{s3_bucket}/eleusis/results.parquet"
+    uri = on_s3(s3, f"{s3_bucket}/eleusis/results.parquet")
     endpoint = f"storage.endpoint={s3.endpoint}"
     eleusis_bench.run(pipeline_config("eleusis_bench", *grid, f"output={uri}", endpoint))
     same = ["deck", "h0", "scientist", "mean_guesses", "dnf_rate", "regret"]  # not timings
@@ -202,8 +201,7 @@ def test_a_preflop_table_on_s3_feeds_deal_generation(
 ):
     from sparring.poker.preflop import default_table_path
 
-    storage.configure(storage.StorageOptions(endpoint=s3.endpoint))
-    shipped, table = default_table_path(), locate(f"{s3_bucket}/tables/preflop.parquet")
+    shipped, table = default_table_path(), on_s3(s3, f"{s3_bucket}/tables/preflop.parquet")
     table.write_bytes(shipped.read_bytes())
     sidecar(table).write_bytes(sidecar(shipped).read_bytes())
     local = handgen.run(pipeline_config("handgen", *DEALS, f"output_root={tmp_path}"))

@@ -30,9 +30,9 @@ def root(request, tmp_path):
         yield str(tmp_path / "root")
         return
     s3 = request.getfixturevalue("s3")
-    storage.configure(storage.StorageOptions(endpoint=s3.endpoint))
+    # locate() takes options explicitly; without them it reads the standard environment
+    request.getfixturevalue("monkeypatch").setenv("AWS_ENDPOINT_URL_S3", s3.endpoint)
     yield request.getfixturevalue("s3_bucket") + "/root"
-    storage.configure(storage.StorageOptions())
 
 
 def test_bytes_round_trip_listing_and_deletion(root):
@@ -110,13 +110,10 @@ def test_the_config_refuses_bad_storage_before_any_work(pipeline_config, overrid
 
 
 def test_an_unreachable_store_is_one_line_naming_the_place():
-    storage.configure(storage.StorageOptions(endpoint="http://127.0.0.1:9"))  # nothing listens
-    try:
-        with pytest.raises(StorageError, match=r"s3://nowhere/x: cannot be reached") as info:
-            locate("s3://nowhere/x").exists()
-        assert "\n" not in str(info.value)
-    finally:
-        storage.configure(storage.StorageOptions())
+    nowhere = storage.StorageOptions(endpoint="http://127.0.0.1:9")  # nothing listens
+    with pytest.raises(StorageError, match=r"s3://nowhere/x: cannot be reached") as info:
+        locate("s3://nowhere/x", nowhere).exists()
+    assert "\n" not in str(info.value)
 
 
 def test_file_uris_and_plain_paths_are_the_same_place(tmp_path):
@@ -129,8 +126,8 @@ def test_file_uris_and_plain_paths_are_the_same_place(tmp_path):
 WRITER = """
 import sys
 from sparring.runtime import storage
-storage.configure(storage.StorageOptions(endpoint=sys.argv[1]))
-storage.locate(sys.argv[2]).write_bytes(b"x" * (200 << 20))
+options = storage.StorageOptions(endpoint=sys.argv[1])
+storage.locate(sys.argv[2], options).write_bytes(b"x" * (200 << 20))
 """
 
 
@@ -155,8 +152,5 @@ def test_a_writer_killed_mid_upload_leaves_no_object(s3, s3_bucket):
     proc.wait(timeout=30)
     log = s3.requests()[before:]
     assert "POST /" + bucket + "/big.bin?uploadId=" not in log  # never completed
-    storage.configure(storage.StorageOptions(endpoint=s3.endpoint))
-    try:
-        assert not locate(target).exists() and locate(s3_bucket).glob("*") == []
-    finally:
-        storage.configure(storage.StorageOptions())
+    options = storage.StorageOptions(endpoint=s3.endpoint)
+    assert not locate(target, options).exists() and locate(s3_bucket, options).glob("*") == []

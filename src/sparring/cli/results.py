@@ -12,6 +12,7 @@ import fnmatch
 from mlflow.entities import Run
 from mlflow.tracking import MlflowClient
 
+from sparring.champions.decisions import decisions
 from sparring.reporting.console import print_table
 from sparring.reporting.runs import latest_top_level
 
@@ -84,8 +85,6 @@ def retrain_history(
     tracking_uri: str = "sqlite:///mlflow.db", experiment: str = "retrain", model: str | None = None
 ) -> str:
     """Print (and return) every decided retrain, newest first, with its edge and interval."""
-    from sparring.pipelines.retrain import decisions
-
     client = MlflowClient(tracking_uri)
     runs = decisions(client, experiment, model)
     if not runs:

@@ -2,46 +2,49 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 from sparring.config import checks
 from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
 from sparring.config.handgen import PreflopConfig
-from sparring.ga.evolution import GAParams, TrainerStart
 from sparring.ga.operators import CrossoverOperator, CrossoverPolicy
+from sparring.ga.params import (
+    GAParams,
+    TrainerStart,
+    check_breeding,
+    check_hall,
+    check_seed,
+    check_trainer_size,
+)
 from sparring.poker.bots import BASELINES
 from sparring.poker.dealset import DealSetConfig
-from sparring.poker.rules import MAX_SEATS, MIN_SEATS, N_GENES
+from sparring.poker.rules import MAX_SEATS, MIN_SEATS
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
-from sparring.runtime.storage import Location, locate
+from sparring.runtime.storage import Location
 
 
 @dataclass
 class GAConfig:
-    """The algorithm's operators and sizes (``ga.*``)."""
+    """The algorithm's operators and sizes (``ga.*``): the breeding parameters are ``GAParams``'s
+    (their defaults, meaning and checks are declared there), plus the run's length and chunks."""
 
-    population: int = 64
+    population: int = GAParams.population
     generations: int = 200
-    tournament: int = 3
-    elitism: int = 2
-    p_crossover: float = 0.7
-    p_mutation: float = 0.3
-    mutation_genes: int = 10  # used genes moved per mutation
-    variance: float = 0.1  # thresholds move by up to variance x 200
-    crossover_policy: CrossoverPolicy = CrossoverPolicy.cycle
-    crossover_operator: CrossoverOperator = CrossoverOperator.half_individual  # when fixed
+    tournament: int = GAParams.tournament
+    elitism: int = GAParams.elitism
+    p_crossover: float = GAParams.p_crossover
+    p_mutation: float = GAParams.p_mutation
+    mutation_genes: int = GAParams.mutation_genes
+    variance: float = GAParams.variance
+    crossover_policy: CrossoverPolicy = GAParams.crossover_policy
+    crossover_operator: CrossoverOperator = GAParams.crossover_operator
     chunks: int | None = None  # Ray tasks per generation; null = 2 per CPU
 
     def __post_init__(self) -> None:
-        checks.integer("population", self.population, 4, 100_000)
+        check_breeding(self)
         checks.integer("generations", self.generations, 1, 1_000_000)
-        checks.integer("tournament", self.tournament, 1, self.population)
-        checks.integer("elitism", self.elitism, 0, self.population - 1)
-        checks.probability("p_crossover", self.p_crossover)
-        checks.probability("p_mutation", self.p_mutation)
-        checks.integer("mutation_genes", self.mutation_genes, 1, N_GENES)
-        checks.number("variance", self.variance, 0, 1)
         checks.optional_integer("chunks", self.chunks, 1, self.population)
 
 
@@ -50,14 +53,18 @@ class TrainersConfig:
     """The co-evolving trainer set (``trainers.*``)."""
 
     size: int | None = None  # null = table_size - 1; more are sampled table_size - 1 per deal
-    start: TrainerStart = TrainerStart.baselines
-    hall_of_fame: int = 0  # past champions kept beside the trainers as opponents (0 = none)
-    hall_every: int = 10  # generations between two entries into the hall of fame
+    start: TrainerStart = TrainerStart.baselines  # (the kernel's own default is random)
+    hall_of_fame: int = GAParams.hall_of_fame  # past champions kept beside the trainers
+    hall_every: int = GAParams.hall_every  # generations between two entries into the hall
 
     def __post_init__(self) -> None:
-        checks.optional_integer("size", self.size, MIN_SEATS - 1, 10_000)
-        checks.integer("hall_of_fame", self.hall_of_fame, 0, 1000)
-        checks.integer("hall_every", self.hall_every, 1, 100_000)
+        if self.size is not None:
+            check_trainer_size("size", self.size)
+        check_hall(self)
+
+
+TRAINER_PREFIXED = ("size", "start")
+"""The ``trainers.*`` keys whose ``GAParams`` field is ``trainer_<key>``."""
 
 
 @dataclass
@@ -107,7 +114,7 @@ class EvolveConfig(ObjectiveConfig):
 
     objective: str | None = "champion_bb100_vs_mixed"
 
-    seed: int = 0
+    seed: int = GAParams.seed
     table_size: int = 10
     ga: GAConfig = field(default_factory=GAConfig)
     trainers: TrainersConfig = field(default_factory=TrainersConfig)
@@ -121,7 +128,7 @@ class EvolveConfig(ObjectiveConfig):
     storage: StorageConfig = field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
-        checks.integer("seed", self.seed, 0)
+        check_seed("seed", self.seed)
         checks.integer("table_size", self.table_size, MIN_SEATS, MAX_SEATS)
         if self.trainers.size is not None and self.trainers.size < self.table_size - 1:
             raise ConfigError(
@@ -133,24 +140,16 @@ class EvolveConfig(ObjectiveConfig):
 
     @property
     def params(self) -> GAParams:
-        """The algorithm's settings as the evolution loop takes them."""
-        ga = self.ga
-        return GAParams(
-            population=ga.population,
-            tournament=ga.tournament,
-            elitism=ga.elitism,
-            p_crossover=float(ga.p_crossover),
-            p_mutation=float(ga.p_mutation),
-            mutation_genes=ga.mutation_genes,
-            variance=float(ga.variance),
-            crossover_policy=ga.crossover_policy,
-            crossover_operator=ga.crossover_operator,
-            trainer_size=self.trainers.size or self.table_size - 1,
-            trainer_start=self.trainers.start,
-            hall_of_fame=self.trainers.hall_of_fame,
-            hall_every=self.trainers.hall_every,
-            seed=self.seed,
-        )
+        """The algorithm's settings as the evolution loop takes them: each field of ``GAParams``
+        from its key, ``ga.<name>``, ``trainers.<name>`` (``trainers.size`` and ``start`` for
+        ``trainer_size`` and ``trainer_start``; a null size is ``table_size - 1``) or ``seed``."""
+        keys: dict[str, Any] = {f.name: getattr(self.ga, f.name) for f in fields(self.ga)}
+        for f in fields(self.trainers):
+            kernel = f"trainer_{f.name}" if f.name in TRAINER_PREFIXED else f.name
+            keys[kernel] = getattr(self.trainers, f.name)
+        keys["trainer_size"] = self.trainers.size or self.table_size - 1
+        keys["seed"] = self.seed
+        return GAParams(**{f.name: keys[f.name] for f in fields(GAParams)})
 
     def deal_set(self, which: str) -> DealSetConfig:
         """The ``train`` or ``heldout`` deal set."""

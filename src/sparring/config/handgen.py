@@ -10,7 +10,7 @@ from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, Tr
 from sparring.poker.dealset import DealSetConfig
 from sparring.poker.rules import MAX_SEATS, MIN_SEATS
 from sparring.runtime.errors import ConfigError
-from sparring.runtime.storage import is_remote, locate
+from sparring.runtime.storage import is_remote
 
 
 @dataclass

@@ -54,6 +54,7 @@ class EleusisGame:
         self.harma = harma
         self.cap = cap
         self.guesses = 0
+        self.drawn: int | None = None  # the last card drawn: the referee's, never the player's
 
     @property
     def finished(self) -> bool:
@@ -74,6 +75,7 @@ class EleusisGame:
             raise ValueError(f"card index {card} is outside 0..51")
         state, drawn = draw_card(self.cdf, self.state)
         self.state = np.uint64(state)  # numba hands back a Python int
+        self.drawn = int(drawn)
         code = int(feedback_code(card, drawn))
         self.harma += int(harma_change(code))
         self.guesses += 1

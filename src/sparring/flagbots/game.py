@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import random
 import re
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
@@ -65,7 +65,7 @@ from sparring.flagbots.rules import (
     unmake,
     zobrist_table,
 )
-from sparring.game_api import TERMINAL, IllegalActionError
+from sparring.game_api import TERMINAL, Game, IllegalActionError
 
 _STEP = re.compile(r"^([a-z])(\d+)-([a-z])(\d+)$")
 _PIECES = {"S": SOUTH, "N": NORTH, "#": WALL}
@@ -291,8 +291,8 @@ class FlagBotsGame:
     def snapshot(self, state: Position) -> Hashable:
         return state.st.tobytes(), state.key
 
-    def illegal_actions(self, state: Position, rng: random.Random) -> list[object]:
-        legal = set(state.legal_actions())
+    def illegal_actions(self, state: Position, rng: random.Random) -> Sequence[object]:
+        legal = state.legal_actions()
         cells = int(state.cfg.width * state.cfg.height)
         candidates = [m for m in (rng.randrange(cells * 9) for _ in range(8)) if m not in legal]
         return [*candidates[:3], "a1-a2", state.move_text(legal[0]) if legal else "x a1"]
@@ -301,7 +301,7 @@ class FlagBotsGame:
         return []  # perfect information: nothing is hidden
 
 
-GAME = FlagBotsGame()
+GAME: Game[int] = FlagBotsGame()
 """The registered FlagBots: the spec's 9 x 9 board, 80 plies."""
 
 

@@ -10,19 +10,18 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from enum import StrEnum
 
 import numpy as np
 
 from sparring.ga.operators import (
     CROSSOVERS,
     OPERATORS,
-    POLICIES,
     crossover_for_generation,
     mutate,
     random_population,
     tournament,
 )
+from sparring.ga.params import GAParams, TrainerStart
 from sparring.ga.trainers import TrainerChange, update_trainers
 from sparring.poker.bots import baseline_table
 from sparring.seeding import seed_sequence
@@ -31,43 +30,6 @@ from sparring.seeding import seed_sequence
 Evaluate = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, int]]
 # challenge(individual, trainers) -> (individual's net chips, each trainer's net chips (T,))
 Challenge = Callable[[np.ndarray, np.ndarray], tuple[float, np.ndarray]]
-
-
-class TrainerStart(StrEnum):
-    """Where the trainer set starts: random players, or a mixed table of the baselines."""
-
-    random = "random"
-    baselines = "baselines"
-
-
-@dataclass(frozen=True)
-class GAParams:
-    """Settings of the algorithm (the pipeline's ``EvolveConfig`` checks their ranges)."""
-
-    population: int = 64
-    tournament: int = 3
-    elitism: int = 2
-    p_crossover: float = 0.7
-    p_mutation: float = 0.3
-    mutation_genes: int = 10
-    variance: float = 0.1
-    crossover_policy: str = "cycle"
-    crossover_operator: str = "half_individual"
-    trainer_size: int = 9
-    trainer_start: str = "random"
-    hall_of_fame: int = 0  # past champions kept as opponents (0 = none)
-    hall_every: int = 10  # generations between two entries
-    seed: int = 0
-
-    def check(self) -> None:
-        if self.crossover_policy not in POLICIES:
-            raise ValueError(f"crossover_policy {self.crossover_policy!r}: one of {POLICIES}")
-        if self.crossover_operator not in CROSSOVERS:
-            raise ValueError(f"crossover_operator {self.crossover_operator!r}: one of {CROSSOVERS}")
-        if self.trainer_start not in ("random", "baselines"):
-            raise ValueError(f"trainer_start {self.trainer_start!r}: random or baselines")
-        if not 0 <= self.elitism < self.population:
-            raise ValueError("elitism must be in 0..population-1")
 
 
 @dataclass
@@ -89,7 +51,6 @@ class EvolutionState:
 
 def initial_state(cfg: GAParams) -> EvolutionState:
     """Generation 0: a random population and the starting trainer set."""
-    cfg.check()
     rng = np.random.default_rng(seed_sequence(cfg.seed, "evolve"))
     population = random_population(cfg.population, rng)
     if cfg.trainer_start == "random":
@@ -245,6 +206,7 @@ __all__ = [
     "EvolutionState",
     "GAParams",
     "TrainerChange",
+    "TrainerStart",
     "breed",
     "enter_hall",
     "initial_state",

@@ -5,7 +5,9 @@ runs are an experiment's (optionally filtered), one sweep's (``sweep``: the chil
 or search parent, in any experiment) or the runs behind a registered model's versions
 (``model``). The table comes from ``mlflow.search_runs``; it shows every differing param under
 a short unique name with a legend, never a cut name, and a metric that no run has is refused
-with the closest names.
+with the closest names. The bar chart goes to ``output_dir`` (a path or storage URI; the
+config's ``storage`` says how an object store is reached). Neither Ray nor an MLflow run: this
+body stays outside ``services.frame.pipeline_session``, which opens a run.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ from mlflow.tracking import MlflowClient
 from sparring.config.compare import CompareConfig
 from sparring.reporting.console import console, print_table
 from sparring.reporting.plots import grouped_bars
-from sparring.runtime import storage
 from sparring.runtime.errors import ConfigError, UsageError
 from sparring.runtime.parent_runs import PARENT_TAG, SWEPT_TAG
 from sparring.runtime.storage import Location, locate
@@ -160,14 +161,15 @@ def compare(
     metrics: list[str] | None = None,
     filter_string: str = "",
     max_runs: int = 20,
-    output_dir: str | Path = "data/compare",
+    output_dir: str | Path | Location = "data/compare",
     sweep: str | None = None,
     model: str | None = None,
 ) -> Comparison:
     """Rank runs by ``metric`` (descending) and show what differs between them.
 
     The runs are ``sweep``'s children (a sweep or search id) or the runs behind ``model``'s
-    registered versions, in whatever experiment they are; without either, ``experiment``'s."""
+    registered versions, in whatever experiment they are; without either, ``experiment``'s.
+    Prints the table, its notes and where the plot went; returns them all."""
     if sweep is not None or model is not None:
         experiment = None  # the sweep id or the model says which runs
     elif experiment is None:
@@ -265,8 +267,8 @@ def _plot(
 
 
 def run(config: CompareConfig) -> Comparison:
-    """The comparison the config asks for (reads MLflow only; no new run)."""
-    storage.configure(config.storage)
+    """The comparison the config asks for (reads MLflow only; no new run); the plot goes to
+    ``output_dir`` with the config's storage options."""
     return compare(
         config.tracking.uri,
         config.experiment,
@@ -274,7 +276,7 @@ def run(config: CompareConfig) -> Comparison:
         list(config.metrics),
         config.filter,
         config.max_runs,
-        config.output_dir,
+        config.storage.locate(config.output_dir),
         sweep=config.sweep_id,
         model=config.model,
     )

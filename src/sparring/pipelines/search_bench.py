@@ -3,67 +3,38 @@
 Part 1 counts nodes to fixed depths for every searcher on a suite of positions (ratio of the
 leaves to the minimal tree, effective branching factor, nodes/s) and the depth each reaches in
 the time budget. Part 2 plays a round robin between fixed-depth players (both colours, several
-seeds) and turns the results into Elo with 95% intervals. Everything goes to Parquet and MLflow.
+seeds) and turns the results into Elo with 95% intervals. Everything goes to Parquet
+(``<output_dir>/nodes.parquet``, ``games.parquet`` when players met), MLflow (metrics, the
+tables in ``summary.txt``, the Parquet files under ``data/``) and the console. The tables and
+metrics are ``sparring.flagbots.tables``'s; this body runs the tasks and records them.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import asdict
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 from sparring.config.search_bench import SearchBenchConfig
-from sparring.flagbots.engine import SEARCHERS, Engine, searcher
+from sparring.flagbots.engine import Engine, searcher
 from sparring.flagbots.game import Position
-from sparring.flagbots.match import pairings, play_game, standings
+from sparring.flagbots.match import GameResult, pairings, play_game, standings
 from sparring.flagbots.rules import FlagBotsConfig
-from sparring.reporting.console import print_locations, print_table
-from sparring.runtime import storage
-from sparring.runtime.config import config_hash, to_container
-from sparring.runtime.datasets import DatasetSpec, write_table
+from sparring.flagbots.tables import (
+    GAMES_SPEC,
+    NODES_SPEC,
+    bench_metrics,
+    minimal_leaves,
+    node_count_items,
+    result_tables,
+)
 from sparring.runtime.parallel import parallel_map
-from sparring.runtime.ray_session import init_ray
-from sparring.runtime.storage import locate
-from sparring.runtime.tracking import tracked_run
 from sparring.seeding import task_rng
+from sparring.services.frame import pipeline_session, results_hash
 
-NODES_SPEC = DatasetSpec(
-    "search_nodes",
-    1,
-    pa.schema(
-        [
-            ("position", pa.string()),
-            ("searcher", pa.string()),
-            ("depth", pa.int64()),
-            ("nodes", pa.int64()),
-            ("leaves", pa.int64()),
-            ("branching", pa.int64()),
-            ("minimal_leaves", pa.int64()),
-            ("ratio_to_minimal", pa.float64()),
-            ("ebf", pa.float64()),
-            ("nps", pa.float64()),
-            ("seconds", pa.float64()),
-        ]
-    ),
-)
-GAMES_SPEC = DatasetSpec(
-    "search_games",
-    1,
-    pa.schema(
-        [
-            ("south", pa.string()),
-            ("north", pa.string()),
-            ("seed", pa.int64()),
-            ("result", pa.int64()),
-            ("reason", pa.string()),
-            ("plies", pa.int64()),
-        ]
-    ),
-)
+__all__ = ["count_nodes", "depth_in_budget", "play_pairing", "run", "suite_position"]
 
 
 def suite_position(name: str) -> tuple[FlagBotsConfig, np.ndarray]:
@@ -91,7 +62,7 @@ def count_nodes(item: tuple[str, str, int], memory_mb: int) -> dict:
         pos = Position(cfg)
         pos.st = st.copy()
         b = len(pos.legal_actions())
-    minimal = b ** math.ceil(depth / 2) + b ** (depth // 2) - 1
+    minimal = minimal_leaves(b, depth)
     return {
         "position": position,
         "searcher": kind,
@@ -134,24 +105,14 @@ def play_pairing(item: tuple[str, str, int], players: dict, opening_plies: int) 
 
 
 def run(job: SearchBenchConfig) -> dict[str, Any]:
-    """Run the benchmark; returns the MLflow run id, the node counts, the depth each searcher
-    reaches in the budget, the games and the standings (Elo with intervals)."""
-    init_ray(job.ray)
-    storage.configure(job.storage)
-    out = locate(job.output_dir)
+    """Run the benchmark; returns the MLflow run id, the metrics (``bench_metrics`` and
+    ``wall_s``), the node counts, the depth each searcher reaches in the budget
+    (``budget``), the games and the standings (Elo with intervals)."""
     players = job.match.parsed
-    chash = config_hash(
-        {k: v for k, v in to_container(job).items() if k not in ("ray", "tracking")}
-    )
-    with tracked_run(job, "search_bench") as mlrun:
+    with pipeline_session(job, "search_bench") as session:
+        out = session.output("results", session.locate(job.output_dir))
         start = time.perf_counter()
-        items = [
-            (p, s, d)
-            for p in [str(p) for p in job.positions]
-            for s in [str(s) for s in job.searchers]
-            for d in job.depths
-            if not (SEARCHERS[s].name == "minimax" and d > job.minimax_max_depth)
-        ]
+        items = node_count_items(job.positions, job.searchers, job.depths, job.minimax_max_depth)
         nodes = parallel_map(
             count_nodes,
             items,
@@ -174,93 +135,17 @@ def run(job: SearchBenchConfig) -> dict[str, Any]:
                 shared={"players": players, "opening_plies": job.match.opening_plies},
                 description="search: round robin",
             )
-        table = standings([_as_result(g) for g in games], list(players))
-        write_table(
-            pa.Table.from_pylist(nodes, schema=NODES_SPEC.schema),
-            out / "nodes.parquet",
-            NODES_SPEC,
-            config_hash=chash,
-            seed=0,
-        )
+        table = standings([GameResult(**g) for g in games], list(players))
+        digest = results_hash(job)
+        session.write(NODES_SPEC, nodes, out / "nodes.parquet", config_hash=digest, seed=0)
         if games:
-            write_table(
-                pa.Table.from_pylist(games, schema=GAMES_SPEC.schema),
-                out / "games.parquet",
-                GAMES_SPEC,
-                config_hash=chash,
-                seed=0,
-            )
-        metrics: dict[str, float] = {"wall_s": time.perf_counter() - start}
-        for r in nodes:
-            base = f"{r['position']}/{r['searcher']}/d{r['depth']}"
-            metrics[f"{base}/nodes"] = r["nodes"]
-            metrics[f"{base}/ratio_to_minimal"] = r["ratio_to_minimal"]
-            metrics[f"{base}/nps"] = r["nps"]
-        for r in budget:
-            metrics[f"depth_in_{job.time_s:g}s/{r['searcher']}"] = r["depth"]
-            metrics[f"nps_start/{r['searcher']}"] = r["nps"]
-        for r in table:
-            metrics[f"elo/{r['searcher']}"] = r["elo"]
-            metrics[f"score/{r['searcher']}"] = r["score"]
-        mlrun.log_metrics({k: v for k, v in metrics.items() if np.isfinite(v)})
-        text = print_table(
-            f"Depth within {job.time_s:g} s from the start",
-            ["searcher", "depth", "nodes", "nodes/s"],
-            [[r["searcher"], r["depth"], f"{r['nodes']:,}", f"{r['nps']:,.0f}"] for r in budget],
-        )
-        deepest: dict[tuple[str, str], dict[str, Any]] = {}
-        for r in nodes:
-            key = (r["position"], r["searcher"])
-            if r["depth"] >= deepest.get(key, {"depth": 0})["depth"]:
-                deepest[key] = r
-        text += print_table(
-            "Nodes at the deepest fixed depth",
-            ["position", "searcher", "depth", "nodes", "leaves / minimal", "EBF"],
-            [
-                [
-                    r["position"],
-                    r["searcher"],
-                    r["depth"],
-                    f"{r['nodes']:,}",
-                    f"{r['ratio_to_minimal']:.2f}",
-                    f"{r['ebf']:.2f}",
-                ]
-                for r in deepest.values()
-            ],
-        )
-        if table:
-            text += print_table(
-                "Round robin (Elo from the score against the field, 95% CI)",
-                ["player", "W", "D", "L", "score", "Elo", "95% CI"],
-                [
-                    [
-                        r["searcher"],
-                        r["wins"],
-                        r["draws"],
-                        r["losses"],
-                        f"{r['score']:.2f}",
-                        f"{r['elo']:+.0f}",
-                        f"[{r['elo_low']:+.0f}, {r['elo_high']:+.0f}]",
-                    ]
-                    for r in table
-                ],
-            )
-        mlrun.log_text(text, "summary.txt")
-        for name in ("nodes.parquet", "games.parquet"):
+            session.write(GAMES_SPEC, games, out / "games.parquet", config_hash=digest, seed=0)
+        metrics = {"wall_s": time.perf_counter() - start}
+        metrics.update(bench_metrics(nodes, budget, table, job.time_s))
+        session.log_metrics({k: v for k, v in metrics.items() if np.isfinite(v)})
+        text = "".join(session.table(*t) for t in result_tables(nodes, budget, table, job.time_s))
+        session.run.log_text(text, "summary.txt")
+        for name in ("nodes.parquet", "games.parquet"):  # (games too if an earlier run left it)
             if (out / name).exists():
-                mlrun.log_artifact(out / name, "data")
-    print_locations({"results": out}, job.tracking.uri, mlrun.run_id)
-    return {
-        "run_id": mlrun.run_id,
-        "metrics": metrics,
-        "nodes": nodes,
-        "budget": budget,
-        "games": games,
-        "standings": table,
-    }
-
-
-def _as_result(game: dict):
-    from sparring.flagbots.match import GameResult
-
-    return GameResult(**game)
+                session.run.log_artifact(out / name, "data")
+    return session.results(metrics, nodes=nodes, budget=budget, games=games, standings=table)

@@ -77,7 +77,26 @@ def run(job: TuneConfig) -> dict[str, Any]:
     exp_name = tracking.experiment or search.pipeline
     exp = experiment_id(client, exp_name, {"artifact_root": tracking.artifact_root})
     parent = _parent_run(client, exp, path, job, search_id, objective)
-    setup = TrialSetup(
+    setup = _trial_setup(job, conf, uri, exp_name, parent, search_id, objective, steps)
+    console.print(
+        f"search {search_id}: {search.algorithm} over {len(search.space)} keys of "
+        f"{search.pipeline}, {job.trials} trials, {job.concurrency} at once; "
+        f"{'maximise' if maximize else 'minimise'} {objective}; parent MLflow run {parent}"
+    )
+    results = _fit(job, setup, path, maximize, steps)
+    records = _records(results, setup.grid)
+    _stop_if_interrupted(client, parent, job, records, search_id)
+    return _finish(client, parent, exp, job, records, search_id, objective, maximize)
+
+
+def _trial_setup(
+    job: TuneConfig, conf: str, uri: str, exp_name: str, parent: str, search_id: str,
+    objective: str, steps: int | None,
+) -> TrialSetup:
+    """What every trial process needs: the target's overrides, where to record, the parent."""
+    search, tracking = job.hparams_search, job.tracking
+    artifact_root = [f"tracking.artifact_root={tracking.artifact_root}"]
+    return TrialSetup(
         conf_dir=conf,
         cwd=os.getcwd(),
         pipeline=search.pipeline,
@@ -85,11 +104,7 @@ def run(job: TuneConfig) -> dict[str, Any]:
             *target.base_overrides(search),
             f"tracking.uri={uri}",
             f"tracking.experiment={exp_name}",
-            *(
-                [f"tracking.artifact_root={tracking.artifact_root}"]
-                if tracking.artifact_root
-                else []
-            ),
+            *(artifact_root if tracking.artifact_root else []),
         ),
         objective=objective,
         parent_run_id=parent,
@@ -98,13 +113,12 @@ def run(job: TuneConfig) -> dict[str, Any]:
         report_steps=bool(search.scheduler.asha and steps),
         grid=search.algorithm is Algorithm.grid,
     )
-    console.print(
-        f"search {search_id}: {search.algorithm} over {len(search.space)} keys of "
-        f"{search.pipeline}, {job.trials} trials, {job.concurrency} at once; "
-        f"{'maximise' if maximize else 'minimise'} {objective}; parent MLflow run {parent}"
-    )
-    results = _fit(job, setup, path, maximize, steps)
-    records = _records(results, setup.grid)
+
+
+def _stop_if_interrupted(client, parent: str, job: TuneConfig, records, search_id: str) -> None:
+    """A search that did not run all its trials was interrupted: the parent is KILLED and the
+    resume command printed (the caller exits as after Ctrl-C)."""
+    search = job.hparams_search
     unfinished = [r for r in records if r.state == "unfinished"]
     expected = search.grid_size() if search.algorithm is Algorithm.grid else job.trials
     if unfinished or len(records) < expected:
@@ -115,7 +129,6 @@ def run(job: TuneConfig) -> dict[str, Any]:
             file=sys.stderr,
         )
         raise KeyboardInterrupt
-    return _finish(client, parent, exp, job, records, search_id, objective, maximize)
 
 
 def _check_storage(path: Path, search_id: str, resume: bool) -> None:

@@ -114,6 +114,10 @@ class Location:
     path: str
     scheme: str  # "" = the local disk
 
+    def __hash__(self) -> int:
+        # pyarrow filesystems do not hash; equal Locations (same fs options) share this hash
+        return hash((self.scheme, self.path))
+
     # -- naming -------------------------------------------------------------------------
     def __str__(self) -> str:
         return f"{self.scheme}://{self.path}" if self.scheme else self.path

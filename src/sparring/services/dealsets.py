@@ -191,3 +191,14 @@ def log_deal_set(
         seats=settings.table_size,
         seed=settings.seed,
     )
+
+
+def open_deal_set(
+    mlrun: Any, settings: DealSetConfig, root: Location, role: str
+) -> tuple[Location, DealSet]:
+    """A pipeline's deal set: made where missing (``ensure_deal_set``), loaded, and logged as
+    the input ``deals-<role>`` of ``mlrun``; returns its directory and its deals."""
+    directory, _ = ensure_deal_set(settings, root)
+    deals = load_deal_set(directory)
+    log_deal_set(mlrun, f"deals-{role}", settings, directory, len(deals), role)
+    return directory, deals

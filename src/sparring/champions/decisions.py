@@ -1,0 +1,86 @@
+"""The record of retraining decisions in MLflow: which ids are decided, and how.
+
+A retrain run (tag ``pipeline=retrain``, in the ``retrain`` experiment unless configured
+otherwise) that finished has decided when its ``decision`` tag is ``promoted`` or ``kept``; its
+metrics hold the edge (``edge_bb100``, ``edge_low``, ``edge_high``) and its tags the versions
+(``champion_version``, ``new_version``). ``decisions`` finds them (the history, and a rerun of a
+decided id), ``result_of`` reads one back as the retrain pipeline returns it, and
+``exit_status`` / ``payload`` say how a result ends the process and what its webhook carries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mlflow.entities import Run
+from mlflow.tracking import MlflowClient
+
+__all__ = [
+    "DECISIONS",
+    "EXIT_STATUS",
+    "EXPERIMENT",
+    "decisions",
+    "exit_status",
+    "payload",
+    "result_of",
+]
+
+EXPERIMENT = "retrain"
+EXIT_STATUS = {"promoted": 0, "kept": 10, "failed": 1}
+DECISIONS = ("promoted", "kept")
+
+
+def exit_status(result: dict[str, Any]) -> int:
+    """The process exit status for a retrain's result (0 promoted, 10 kept)."""
+    return EXIT_STATUS[result["decision"]]
+
+
+def decisions(
+    client: MlflowClient,
+    experiment: str = EXPERIMENT,
+    model: str | None = None,
+    retrain_id: str | None = None,
+) -> list[Run]:
+    """The finished retrain runs that decided (promoted or kept), newest first."""
+    exp = client.get_experiment_by_name(experiment)
+    if exp is None:
+        return []
+    wanted = ["attributes.status = 'FINISHED'", "tags.pipeline = 'retrain'"]
+    if model is not None:
+        wanted.append(f"tags.model_name = '{model}'")
+    if retrain_id is not None:
+        wanted.append(f"tags.retrain_id = '{retrain_id}'")
+    runs = client.search_runs(
+        [exp.experiment_id], " and ".join(wanted), order_by=["attributes.start_time DESC"]
+    )
+    return [r for r in runs if r.data.tags.get("decision") in DECISIONS]
+
+
+def result_of(run: Run) -> dict[str, Any]:
+    """A decided retrain run as the retrain pipeline's ``run`` returns it."""
+    metrics, tags = run.data.metrics, run.data.tags
+    return {
+        "decision": tags["decision"],
+        "run_id": run.info.run_id,
+        "metrics": dict(metrics),
+        "edge": metrics.get("edge_bb100"),
+        "low": metrics.get("edge_low"),
+        "high": metrics.get("edge_high"),
+        "version": tags.get("new_version") or tags.get("champion_version"),
+    }
+
+
+def payload(result: dict[str, Any]) -> dict[str, Any]:
+    """What the webhook says of a decided retrain (beside its id, model and run)."""
+    metrics = result["metrics"]
+    return {
+        "decision": result["decision"],
+        "exit_status": exit_status(result),
+        "edge_bb100": metrics["edge_bb100"],
+        "edge_low": metrics["edge_low"],
+        "edge_high": metrics["edge_high"],
+        "confidence": metrics["confidence"],
+        "heldout_deals": int(metrics["heldout_deals"]),
+        "champion_version": result["champion_version"],
+        "new_version": result["new_version"],
+    }

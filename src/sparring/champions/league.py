@@ -1,0 +1,236 @@
+"""The league as a service: its entrants from the registry, every pair played once, ratings.
+
+Entrants (``league.*``): every version of the registered model (``v3``), the baseline tables
+(``calling_station`` ...; a baseline's table is the same ``baseline_table`` the champion
+benchmark uses, its lone player that table's first kind) and the champions of listed runs
+(``run:<first 8 of the id>``). Every pair plays the held-out deals in both seatings
+(``ga.league``, as Ray tasks); each pair's per-deal results are cached in
+``<cache_dir>/<deal set>-<digest a>-<digest b>.npy`` (entrants are keyed by what they play, not
+their name), so adding an entrant plays only its new pairs. ``tag_versions`` writes each
+registry version's rating on the version (``league_rating``, ``league_run``).
+
+Used by the ``league`` pipeline (which logs the whole league) and by ``retrain`` (which rates
+the champion after its decision).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from mlflow.exceptions import MlflowException
+from mlflow.tracking import MlflowClient
+
+from sparring.champions.registry import load_champion
+from sparring.config.evolve import EvolveConfig, LeagueSection
+from sparring.ga.league import Entrant, Ratings, champion_entrant, deal_edges, edge_interval, rate
+from sparring.ga.league import play_pair as play_pair_kernel
+from sparring.poker.bots import baseline_table
+from sparring.poker.deals import DealSet
+from sparring.reporting.console import console, print_table
+from sparring.runtime.errors import UsageError
+from sparring.runtime.parallel import parallel_map
+
+__all__ = [
+    "RATING_TAG",
+    "LeagueResult",
+    "baseline_entrant",
+    "gather_entrants",
+    "play_league",
+    "rate_league",
+    "tag_versions",
+]
+
+RATING_TAG = "league_rating"
+
+
+@dataclass
+class LeagueResult:
+    entrants: list[str]
+    ratings: Ratings
+    edges: dict[tuple[int, int], tuple[float, float, float]]  # (i, j), i < j -> mean, low, high
+    played: int  # pairs played in this run
+    cached: int  # pairs read from the cache
+    text: str
+
+    def rating_of(self, name: str) -> tuple[float, float, float] | None:
+        """An entrant's rating and its interval (None when it is not in the league)."""
+        if name not in self.entrants:
+            return None
+        k = self.entrants.index(name)
+        r = self.ratings
+        return float(r.rating[k]), float(r.low[k]), float(r.high[k])
+
+
+def baseline_entrant(name: str, seats: int, seed: int) -> Entrant:
+    table = baseline_table(name, seats - 1, seed=seed)
+    return Entrant(name, baseline_table(name, 1, seed=seed)[0], table)
+
+
+def gather_entrants(
+    client: MlflowClient, section: LeagueSection, model: str, seats: int, seed: int
+) -> list[Entrant]:
+    """The league's entrants in a stable order: versions, baselines, runs."""
+    out: list[Entrant] = []
+    if section.registry:
+        try:
+            versions = list(client.search_model_versions(f"name = '{model}'"))
+        except MlflowException:
+            versions = []
+        for v in sorted(versions, key=lambda v: int(v.version)):
+            chromosome, info = load_champion(client, str(v.source))
+            if int(info.get("table_size", seats)) != seats:
+                console.print(f"v{v.version} plays {info['table_size']} seats: not entered")
+                continue
+            out.append(champion_entrant(f"v{v.version}", chromosome, seats))
+    out += [baseline_entrant(name, seats, seed) for name in section.baselines]
+    for run_id in section.runs:
+        try:
+            chromosome, _ = load_champion(client, f"runs:/{run_id}/champion")
+        except (MlflowException, OSError) as exc:
+            raise UsageError(f"league.runs: run {run_id} has no champion/ artifact") from exc
+        out.append(champion_entrant(f"run:{run_id[:8]}", chromosome, seats))
+    if len(out) < 2:
+        raise UsageError(f"a league needs two entrants or more; found {[e.name for e in out]}")
+    return out
+
+
+def _pair_path(cache_dir: Path, deals: str, a: Entrant, b: Entrant) -> tuple[Path, bool]:
+    """The cache file of a pair and whether (a, b) is stored flipped."""
+    da, db = a.digest, b.digest
+    flipped = da > db
+    lo, hi = (db, da) if flipped else (da, db)
+    return cache_dir / f"{deals}-{lo}-{hi}.npy", flipped
+
+
+def _read_pair(path: Path, flipped: bool, deals: int) -> np.ndarray | None:
+    try:
+        pair = np.load(path, allow_pickle=False)
+    except (OSError, ValueError):
+        return None  # missing, or a damaged file: play the pair again
+    if pair.shape != (deals, 2) or not np.isfinite(pair).all():
+        return None
+    return pair[:, ::-1] if flipped else pair
+
+
+def _write_pair(path: Path, flipped: bool, pair: np.ndarray) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp.npy")
+    np.save(tmp, pair[:, ::-1] if flipped else pair)
+    os.replace(tmp, path)  # atomic: a reader sees the old file or the whole new one
+
+
+def play_pair_task(
+    pair: tuple[Entrant, Entrant], deals: tuple, raise_factor: float, call_factor: float
+) -> np.ndarray:
+    """One Ray task: both seatings of one pair."""
+    equity, strength = deals
+    return play_pair_kernel(pair[0], pair[1], equity, strength, raise_factor, call_factor)
+
+
+def play_league(
+    entrants: list[Entrant],
+    equity: np.ndarray,
+    strength: np.ndarray,
+    deal_hash: str,
+    cache_dir: str | Path,
+    raise_factor: float,
+    call_factor: float,
+    bootstrap: int,
+    seed: int,
+) -> LeagueResult:
+    """Every pair (cached or played as Ray tasks), their edges and the ratings; prints the
+    league table (kept in the result's ``text``)."""
+    names = [e.name for e in entrants]
+    if len(set(names)) != len(names):
+        raise UsageError(f"entrant names repeat: {names}")
+    cache = Path(cache_dir)
+    pairs = [(i, j) for i in range(len(entrants)) for j in range(i + 1, len(entrants))]
+    results: dict[tuple[int, int], np.ndarray] = {}
+    todo = []
+    for i, j in pairs:
+        path, flipped = _pair_path(cache, deal_hash, entrants[i], entrants[j])
+        found = _read_pair(path, flipped, len(strength))
+        if found is None:
+            todo.append((i, j))
+        else:
+            results[(i, j)] = found
+    played = (
+        parallel_map(
+            play_pair_task,
+            [(entrants[i], entrants[j]) for i, j in todo],
+            shared={
+                "deals": (equity, strength),
+                "raise_factor": raise_factor,
+                "call_factor": call_factor,
+            },
+            description=f"league: {len(todo)} new pairs of {len(pairs)}",
+        )
+        if todo
+        else []
+    )
+    for (i, j), pair in zip(todo, played, strict=True):
+        path, flipped = _pair_path(cache, deal_hash, entrants[i], entrants[j])
+        _write_pair(path, flipped, pair)
+        results[(i, j)] = pair
+    edges = {k: deal_edges(v) for k, v in results.items()}
+    ratings = rate(names, edges, bootstrap=bootstrap, seed=seed)
+    intervals = {k: edge_interval(e) for k, e in edges.items()}
+    order = np.argsort(-ratings.rating, kind="stable")
+    rows = [
+        [
+            rank + 1,
+            names[i],
+            f"{ratings.rating[i]:+.0f}",
+            f"[{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}]",
+            f"{np.mean([_edge(intervals, i, j) for j in range(len(names)) if j != i]):+.1f}",
+        ]
+        for rank, i in enumerate(order)
+    ]
+    text = print_table(
+        f"League: {len(names)} entrants, {len(strength)} held-out deals "
+        f"({len(todo)} pairs played, {len(pairs) - len(todo)} from the cache)",
+        ["#", "entrant", "rating (Elo scale)", "95% interval", "mean edge bb/100"],
+        rows,
+    )
+    return LeagueResult(names, ratings, intervals, len(todo), len(pairs) - len(todo), text)
+
+
+def _edge(intervals: dict, i: int, j: int) -> float:
+    return intervals[(i, j)][0] if i < j else -intervals[(j, i)][0]
+
+
+def rate_league(
+    client: MlflowClient,
+    job: EvolveConfig,
+    section: LeagueSection,
+    held: DealSet,
+    deal_hash: str,
+) -> LeagueResult:
+    """The league of ``section``'s entrants for ``job``'s registry and table, played (with the
+    pair cache) on the held-out deals ``held`` (``deal_hash`` names them in the cache)."""
+    entrants = gather_entrants(client, section, job.registry.model_name, job.table_size, job.seed)
+    return play_league(
+        entrants,
+        held.equity,
+        held.strength,
+        deal_hash,
+        section.cache_dir,
+        job.preflop.raise_factor,
+        job.preflop.call_factor,
+        section.bootstrap,
+        job.seed,
+    )
+
+
+def tag_versions(client: MlflowClient, model: str, result: LeagueResult, run_id: str) -> None:
+    """Tag each registry version in the league with its rating and the run that rated it."""
+    r = result.ratings
+    for k, name in enumerate(result.entrants):
+        if name.startswith("v") and name[1:].isdigit():
+            text = f"{r.rating[k]:+.0f} [{r.low[k]:+.0f}, {r.high[k]:+.0f}]"
+            client.set_model_version_tag(model, name[1:], RATING_TAG, text)
+            client.set_model_version_tag(model, name[1:], "league_run", run_id)

@@ -1,0 +1,95 @@
+"""The promotion rule of retraining: a challenger replaces the champion only with confidence.
+
+Challenger and champion play the same held-out deals against the same baseline tables, so each
+deal gives a paired difference of their bb/100 (``paired_edges``). From those per-deal edges
+``decide`` takes the mean, its standard error ``sd / sqrt(n)`` (infinite for a single deal), the
+normal quantile ``z`` of the configured confidence and the interval ``mean ± z · se``; the
+challenger is promoted exactly when the interval's lower bound is above zero (a one-sided test at
+that confidence). Pure: no Ray, no MLflow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+from sparring.ga.fitness import bb_per_100
+from sparring.poker.bots import BASELINES, baseline_table
+from sparring.poker.engine import play_deals
+
+__all__ = ["Promotion", "decide", "paired_edges"]
+
+
+def paired_edges(
+    challenger: np.ndarray,
+    champion: np.ndarray,
+    equity: np.ndarray,
+    strength: np.ndarray,
+    raise_factor: float,
+    call_factor: float,
+    seed: int,
+) -> np.ndarray:
+    """Per held-out deal: challenger's minus champion's bb/100 as player 0, averaged over the
+    baseline tables (the same deals and opponents for both: a paired comparison)."""
+    n = strength.shape[1]
+    diffs = []
+    for name in BASELINES:
+        others = baseline_table(name, n - 1, seed=seed)
+        results = [
+            play_deals(
+                equity, strength, np.concatenate([p[None], others]), raise_factor, call_factor
+            )
+            for p in (challenger, champion)
+        ]
+        diffs.append(
+            np.asarray(
+                bb_per_100(results[0].net_per_deal[:, 0] - results[1].net_per_deal[:, 0], n * n)
+            )
+        )
+    return np.mean(diffs, axis=0)
+
+
+@dataclass(frozen=True)
+class Promotion:
+    """What the per-deal edges say: the mean edge (bb/100), its standard error, the normal
+    quantile ``z`` of ``confidence``, the interval ``[low, high]`` and the number of deals."""
+
+    mean: float
+    se: float
+    z: float
+    low: float
+    high: float
+    deals: int
+    confidence: float
+
+    @property
+    def promote(self) -> bool:
+        """Promote only when the whole interval is above zero."""
+        return self.low > 0
+
+    @property
+    def decision(self) -> str:
+        return "promoted" if self.promote else "kept"
+
+    def metrics(self) -> dict[str, float]:
+        """The retrain run's metrics of the decision (names as logged to MLflow)."""
+        return {
+            "edge_bb100": self.mean,
+            "edge_low": self.low,
+            "edge_high": self.high,
+            "edge_se": self.se,
+            "confidence": self.confidence,
+            "heldout_deals": self.deals,
+            "promoted": float(self.promote),
+        }
+
+
+def decide(edges: np.ndarray, confidence: float) -> Promotion:
+    """The promotion rule on per-deal edges at ``confidence`` (e.g. 0.95: z = 1.645)."""
+    edges = np.asarray(edges, dtype=float)
+    mean = float(edges.mean())
+    se = float(edges.std(ddof=1) / np.sqrt(len(edges))) if len(edges) > 1 else float("inf")
+    z = float(norm.ppf(confidence))
+    return Promotion(mean, se, z, mean - z * se, mean + z * se, len(edges), confidence)

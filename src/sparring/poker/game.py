@@ -1,0 +1,236 @@
+"""One fixed-limit hold'em hand decision by decision, as a ``sparring.game_api`` game.
+
+The rules are those of the table engine (specs/poker.md §6.1, the scalar helpers of
+``rules.py``, as the readable reference in ``table.py`` plays them), but every decision is the
+player's to make instead of a policy's:
+
+- ``Holdem(seats).new_state(seed)`` deals the hole pairs and the board at once from the seed
+  (the cards are then revealed street by street); no chance node is left;
+- actions are the words ``fold``, ``call`` (a check when nothing is owed), ``raise`` (a bet when
+  nothing was bet). The engine's conversions are in the legal actions instead: no ``fold`` when
+  nothing is owed, no ``raise`` once a street has its four bets;
+- ``observation(seat)`` shows the seat's own hole cards, the board dealt so far, every bet, and
+  at a showdown the hands of the players still in; cards are text (``"As"``, ``cards.py``);
+- ``returns()`` are the chips each seat won minus what it put in (zero-sum; a split pot is
+  shared exactly).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from sparring.game_api import TERMINAL, Game, IllegalActionError
+from sparring.poker.cards import format_cards
+from sparring.poker.evaluator import evaluate7
+from sparring.poker.rules import (
+    ACTION_NAMES,
+    CALL,
+    FOLD,
+    MAX_BETS,
+    MAX_SEATS,
+    MIN_SEATS,
+    RAISE,
+    STREET_NAMES,
+    bet_size,
+    blind_seats,
+    first_to_act,
+)
+
+BOARD_SHOWN = (0, 3, 4, 5)
+"""Board cards visible on each street."""
+
+
+class HoldemHand:
+    """One hand in progress (see the module docstring). ``holes[s]`` and ``board`` are cards."""
+
+    def __init__(self, holes: list[tuple[int, int]], board: list[int]) -> None:
+        n = len(holes)
+        if not MIN_SEATS <= n <= MAX_SEATS or len(board) != 5:
+            raise ValueError(f"a hand has {MIN_SEATS}..{MAX_SEATS} hole pairs and 5 board cards")
+        self.n, self.holes, self.board = n, [tuple(h) for h in holes], list(board)
+        self.contrib = [0] * n
+        self.active = [True] * n
+        self.history: list[list[list[Any]]] = []  # per street: [seat, word]
+        self.net: list[float] | None = None
+        self.shown: list[int] = []  # the seats whose cards a showdown showed
+        sb, bb = blind_seats(n)
+        self.contrib[sb], self.contrib[bb] = 1, 2
+        self._start_street(0)
+
+    # ------------------------------------------------------------------ betting
+    def _start_street(self, street: int) -> None:
+        n = self.n
+        self.street = street
+        self.history.append([])
+        self.street_contrib = [0] * n
+        self.acted = [False] * n
+        if street == 0:
+            sb, bb = blind_seats(n)
+            self.street_contrib[sb], self.street_contrib[bb] = 1, 2
+            self.current, self.bets = 2, 1
+        else:
+            self.current, self.bets = 0, 0
+        self.seat = first_to_act(n, street)
+        self._next_to_act()
+
+    def _next_to_act(self) -> None:
+        """Move ``seat`` on to the next player to act, or close the street (or the hand)."""
+        n = self.n
+        if sum(self.active) > 1:
+            for _ in range(n):
+                if self.active[self.seat] and not self.acted[self.seat]:
+                    return
+                self.seat = (self.seat + 1) % n
+        if sum(self.active) == 1 or self.street == 3:
+            self._settle()
+        else:
+            self._start_street(self.street + 1)
+
+    def _settle(self) -> None:
+        pot = float(sum(self.contrib))
+        alive = [s for s in range(self.n) if self.active[s]]
+        winners = alive
+        if len(alive) > 1:
+            seven = np.array([[*self.holes[s], *self.board] for s in alive], dtype=np.uint8)
+            strength = evaluate7(seven).tolist()
+            winners = [s for s, v in zip(alive, strength, strict=True) if v == max(strength)]
+            self.shown = alive
+        self.net = [-float(c) for c in self.contrib]
+        for s in winners:
+            self.net[s] += pot / len(winners)
+        self.seat = TERMINAL
+
+    def owed(self, seat: int) -> int:
+        """What ``seat`` must put in to call now (0 once the hand is over or it folded)."""
+        if self.net is not None or not self.active[seat]:
+            return 0
+        return self.current - self.street_contrib[seat]
+
+    # ------------------------------------------------------------------ the game API
+    def current_player(self) -> int:
+        return TERMINAL if self.net is not None else self.seat
+
+    def legal_actions(self) -> list[str]:
+        if self.net is not None:
+            return []
+        words = [ACTION_NAMES[FOLD]] if self.owed(self.seat) else []
+        words.append(ACTION_NAMES[CALL])
+        if self.bets < MAX_BETS:
+            words.append(ACTION_NAMES[RAISE])
+        return words
+
+    def apply_action(self, action: str) -> None:
+        if action not in self.legal_actions():
+            raise IllegalActionError(
+                f"{action!r} is not allowed now; allowed: {', '.join(self.legal_actions())}"
+            )
+        seat, kind = self.seat, ACTION_NAMES.index(action)
+        if kind == RAISE:
+            self.current += bet_size(self.street)
+            self.bets += 1
+            self.acted = [False] * self.n
+        pay = 0 if kind == FOLD else self.current - self.street_contrib[seat]
+        self.street_contrib[seat] += pay
+        self.contrib[seat] += pay
+        if kind == FOLD:
+            self.active[seat] = False
+        else:
+            self.acted[seat] = True
+        self.history[-1].append([seat, action])
+        self.seat = (seat + 1) % self.n
+        self._next_to_act()
+
+    def is_terminal(self) -> bool:
+        return self.net is not None
+
+    def returns(self) -> list[float]:
+        return list(self.net) if self.net is not None else [0.0] * self.n
+
+    def observation(self, player: int) -> dict[str, Any]:
+        return {
+            "seat": player,
+            "seats": self.n,
+            "button": self.n - 1,
+            "hole": _texts(self.holes[player]),
+            "board": _texts(self.board[: BOARD_SHOWN[self.street]]),
+            "street": STREET_NAMES[self.street],
+            "to_act": self.current_player(),
+            "to_call": self.owed(player),
+            "bets": self.bets,
+            "pot": sum(self.contrib),
+            "contributions": list(self.contrib),
+            "active": list(self.active),
+            "history": [[list(a) for a in street] for street in self.history],
+            "showdown": [[s, _texts(self.holes[s])] for s in self.shown],
+        }
+
+    def clone(self) -> HoldemHand:
+        other = HoldemHand.__new__(HoldemHand)
+        other.__dict__.update(self.__dict__)
+        for name in ("contrib", "active", "street_contrib", "acted", "shown"):
+            setattr(other, name, list(getattr(self, name)))
+        other.history = [[list(a) for a in street] for street in self.history]
+        other.net = None if self.net is None else list(self.net)
+        return other
+
+    def hidden_from(self, player: int) -> list[int]:
+        """The cards ``player`` may not see now: others' hole cards (until a showdown shows
+        them) and the board not yet dealt."""
+        others = [s for s in range(self.n) if s != player and s not in self.shown]
+        return [c for s in others for c in self.holes[s]] + self.board[BOARD_SHOWN[self.street] :]
+
+
+def _texts(cards: Any) -> list[str]:
+    return [format_cards([c]) for c in cards]
+
+
+class Holdem:
+    """Fixed-limit hold'em as a ``game_api.Game``: one hand at ``seats`` seats."""
+
+    name = "poker"
+    constant_sum = 0.0
+
+    def __init__(self, seats: int = 2) -> None:
+        if not MIN_SEATS <= seats <= MAX_SEATS:
+            raise ValueError(f"a table has {MIN_SEATS}..{MAX_SEATS} seats, got {seats}")
+        self.num_players = seats
+
+    def new_state(self, seed: int) -> HoldemHand:
+        n = self.num_players
+        deck = [int(c) for c in np.random.default_rng(seed).permutation(52)[: 2 * n + 5]]
+        return HoldemHand([(deck[2 * s], deck[2 * s + 1]) for s in range(n)], deck[2 * n :])
+
+    def snapshot(self, hand: HoldemHand) -> Hashable:
+        return repr(sorted(hand.__dict__.items()))
+
+    def illegal_actions(self, hand: HoldemHand, rng: random.Random) -> Sequence[object]:
+        legal = hand.legal_actions()
+        pool = ["fold", "call", "raise", "check", "bet", "Raise", FOLD, CALL]
+        return [a for a in pool if a not in legal]
+
+    def leaks(self, hand: HoldemHand, player: int, observation: dict[str, Any]) -> list[str]:
+        """Every card ``player`` may not see, looked for in every text of its observation."""
+        texts = _strings(observation)
+        return [
+            f"seat {player} sees {card}"
+            for card in _texts(hand.hidden_from(player))
+            if any(card in t for t in texts)
+        ]
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (str(k), *_strings(v))]
+    if isinstance(value, list | tuple):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+GAME: Game[str] = Holdem()
+"""The registered poker: heads-up fixed-limit hold'em, one hand."""
