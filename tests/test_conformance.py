@@ -44,8 +44,8 @@ VARIANTS = [
     (FlagBotsGame("5/1NNN1/5/1SSS1/5 s 20"), 300),
     (FlagBotsGame("7/1NNNNN1/7/##2###/7/1SSSSS1/7 s 30"), 100),
     (Mus(MusConfig(target=10, response_model="pair_joint", cap_bets=True)), 30),
-    (Holdem(6), 100),
-    (Holdem(10), 30),
+    (Holdem(6), 40),
+    (Holdem(10), 10),
     (Eleusis("point_mass", harma=10, cap=300), 10),
 ]
 

@@ -84,20 +84,22 @@ def test_cell_metrics_keep_finite_regrets_and_the_paired_difference():
     }
 
 
-def test_oracle_ratios_average_finite_cells_per_scientist():
-    """Two decks for kl_ucb (1.5 and 2.5 -> 2.0), one for frequency (3.0; its other deck
-    cannot finish), the oracle left out; the overall mean is over scientists."""
+def test_oracle_ratios_leave_out_the_references_and_decks_without_a_finite_oracle():
+    """dirichlet_gibbs over two decks (4.0 and 2.0 -> 3.0, its specs' params dropped), kl_ucb
+    on one (1.0; 0 and inf are no yardstick); oracle and optimal are the yardstick itself."""
     results = [
-        cell("a", "kl_ucb:c=0.7", 150.0, 100.0),
-        cell("b", "kl_ucb:c=0.7", 125.0, 50.0),
-        cell("a", "frequency", 300.0, 100.0),
-        cell("c", "frequency", 999.0, INF),
-        cell("a", "oracle", 90.0, 100.0),
+        cell("a", "dirichlet_gibbs", 40.0, 10.0),
+        cell("b", "dirichlet_gibbs:prior=2", 10.0, 5.0),
+        cell("a", "kl_ucb", 10.0, 10.0),
+        cell("z", "kl_ucb", 10.0, 0.0),
+        cell("c", "kl_ucb", 10.0, INF),
+        cell("a", "optimal", 9.0, 10.0),
+        cell("a", "oracle", 11.0, 10.0),
     ]
     assert oracle_ratios(results) == {
-        "guesses_over_oracle/kl_ucb": 2.0,
-        "guesses_over_oracle/frequency": 3.0,
-        "guesses_over_oracle": 2.5,
+        "guesses_over_oracle/dirichlet_gibbs": 3.0,
+        "guesses_over_oracle/kl_ucb": 1.0,
+        "guesses_over_oracle": 2.0,
     }
     assert oracle_ratios([cell("a", "optimal", 1.0, 1.0)]) == {}
 
