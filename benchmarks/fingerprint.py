@@ -123,8 +123,8 @@ SCRUBBED_TEXT: dict[str, tuple[str, str]] = {
 # "<run key> :: input <relative path>" when a single run logged it as an input, else
 # "dataset <relative path>".
 KNOWN_UNSTABLE: dict[str, str] = {
-    # sparring tune search=ga_smoke trials=4 concurrency=2: ASHA (grace 2 of 6 generations) stops
-    # a trial by how the 2 concurrent trials' reports interleave, i.e. by their speed
+    # sparring tune hparams_search=ga_smoke trials=4 concurrency=2: ASHA (grace 2 of 6
+    # generations) stops a trial by how the 2 concurrent trials' reports interleave (their speed)
     "evolve/*tune.py#* > * :: status": "ASHA: a stopped trial is KILLED, a finished one not",
     "evolve/*tune.py#* > * :: tag trial_state": "ASHA: finished or stopped by report order",
     "evolve/*tune.py#* > * :: tag sparring.stopped_by": "ASHA: the step it was stopped at",

@@ -39,12 +39,18 @@ class _PyGame(Position):
 
 
 ROOT = Path(__file__).resolve().parent.parent
-# Uses only what every version of the engine has: Engine, searcher, FlagBotsConfig, Position.
+# Uses only what every version of the engine has: Engine, searcher, FlagBotsConfig, Position
+# (the package was sparring.search before it was named after the game).
 _FIXED_DEPTH = """
 import json, time
-from sparring.flagbots.engine import Engine, searcher
-from sparring.flagbots.rules import FlagBotsConfig
-from sparring.flagbots.game import Position
+try:
+    from sparring.flagbots.engine import Engine, searcher
+    from sparring.flagbots.rules import FlagBotsConfig
+    from sparring.flagbots.game import Position
+except ImportError:
+    from sparring.search.engine import Engine, searcher
+    from sparring.search.flagbots import FlagBotsConfig
+    from sparring.search.game import Position
 cfg = FlagBotsConfig()
 positions = [Position(cfg).st]
 mid = Position(cfg)

@@ -45,8 +45,11 @@ def main() -> None:
     init_ray({"num_cpus": 2, "log_to_driver": False})
     times: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as tmp, s3_server(Path(tmp) / "s3") as s3:
-        storage.configure(storage.StorageOptions(endpoint=s3.endpoint))
-        roots = {"disk": str(Path(tmp) / "disk"), "s3": s3.bucket("bench")}
+        on_s3 = storage.StorageOptions(endpoint=s3.endpoint)  # travels with each Location
+        roots = {
+            "disk": storage.locate(Path(tmp) / "disk"),
+            "s3": storage.locate(s3.bucket("bench"), on_s3),
+        }
         job = to_typed(
             compose_config("handgen", f"deals={deals}", "equity_trials=500", "shard_size=25")
         )
@@ -56,23 +59,23 @@ def main() -> None:
         for where, root in roots.items():
             t: dict[str, float] = {}
             start = time.perf_counter()
-            ensure_deal_set(job.deal_set, f"{root}/deals")
+            ensure_deal_set(job.deal_set, root / "deals")
             t["generate"] = time.perf_counter() - start
             start = time.perf_counter()
-            _, stats = ensure_deal_set(job.deal_set, f"{root}/deals")
+            _, stats = ensure_deal_set(job.deal_set, root / "deals")
             assert stats["shards_reused"] == stats["shards"]
             t["reuse"] = time.perf_counter() - start
             start = time.perf_counter()
-            loaded = load_deal_set(storage.locate(f"{root}/deals") / job.deal_set.data_hash)
+            loaded = load_deal_set(root / "deals" / job.deal_set.data_hash)
             t["load"] = time.perf_counter() - start
             assert len(loaded) == deals
             start = time.perf_counter()
             for g in range(checkpoints):
                 state.generation = g + 1
-                checkpoint.save(state, f"{root}/ck")
+                checkpoint.save(state, root / "ck")
             t["checkpoint_save_ms"] = (time.perf_counter() - start) / checkpoints * 1000
             start = time.perf_counter()
-            back = checkpoint.latest(f"{root}/ck")
+            back = checkpoint.latest(root / "ck")
             t["checkpoint_latest_ms"] = (time.perf_counter() - start) * 1000
             assert back is not None and back.generation == checkpoints
             times[where] = t

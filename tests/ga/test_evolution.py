@@ -105,6 +105,17 @@ def test_a_damaged_newest_checkpoint_is_reported_and_skipped(deals, tmp_path, da
     assert len(said) == 1 and "gen-00002.npz" in said[0] and "\n" not in said[0]
 
 
+def test_a_checkpoint_names_its_config_and_another_config_is_refused(deals, tmp_path):
+    state = loop(deals, CFG)(initial_state(CFG))
+    checkpoint.save(state, tmp_path, made_by="config-a")
+    assert checkpoint.latest(tmp_path, made_by="config-a").generation == 1
+    with pytest.raises(checkpoint.ForeignCheckpoint) as info:
+        checkpoint.latest(tmp_path, made_by="config-b")
+    message = str(info.value)
+    assert "gen-00001.npz" in message and "config-a" in message and "config-b" in message
+    assert "\n" not in message
+
+
 def test_elite_survive_unchanged(deals):
     state = initial_state(CFG)
     seats = trainer_seats(N - 1, N, deals.deal_id, 0)

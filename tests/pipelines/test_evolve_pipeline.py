@@ -85,6 +85,22 @@ def test_resume_after_interruption_equals_uninterrupted_run(
     assert len(said) == 1 and "gen-00002.npz" in said[0]
 
 
+def test_a_checkpoint_of_another_config_is_refused_not_resumed(
+    ray_session, evolve_config, tmp_path
+):
+    """A population-8 checkpoint copied into a population-12 run's directory: the resume
+    refuses it in one line (it used to go on from the 8-player state)."""
+    from sparring.ga.checkpoint import ForeignCheckpoint
+
+    common = ("registry.register=false", f"checkpoint_root={tmp_path / 'ck'}")
+    small = run(evolve_config("ga.generations=1", *common))
+    bigger = evolve_config("ga.population=12", "ga.generations=2", "resume=true", *common)
+    planted = bigger.checkpoint_dir / "gen-00001.npz"
+    planted.write_bytes((small["checkpoint_dir"] / "gen-00001.npz").read_bytes())
+    with pytest.raises(ForeignCheckpoint, match=r"gen-00001\.npz: made by config \w+"):
+        run(bigger)
+
+
 def test_same_results_for_one_and_two_workers(ray_session, evolve_config, tmp_path):
     common = ("ga.generations=2", "registry.register=false")
     one = run(evolve_config("ga.chunks=1", f"checkpoint_root={tmp_path / 'one'}", *common))

@@ -12,7 +12,6 @@ the plot's bars (``ratios_to_oracle``).
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -26,6 +25,7 @@ from sparring.eleusis.env import deck_cdf, game_stream
 from sparring.eleusis.informed import hypotheses
 from sparring.eleusis.scientists import NAMES, NO_HYPOTHESES, parse_scientist, play_game
 from sparring.eleusis.theory import expected_guesses, oracle_drift
+from sparring.runtime.config import metric_name
 from sparring.runtime.datasets import DatasetSpec
 
 Cell = tuple[str, int, str]  # deck spec, starting harma, scientist spec
@@ -233,11 +233,6 @@ def game_rows(cells: Sequence[Cell], games: Sequence[Games]) -> list[dict]:
 
 
 Paired = dict[Cell, tuple[float, float, float]]  # versus_baseline: mean, low, high per cell
-
-
-def metric_name(*parts: object) -> str:
-    """``deck/h0/scientist`` with every character MLflow refuses in a metric name as ``_``."""
-    return re.sub(r"[^A-Za-z0-9_.\-/ ]", "_", "/".join(str(p) for p in parts))
 
 
 def cell_metrics(results: Sequence[CellResult], paired: Paired) -> dict[str, float]:

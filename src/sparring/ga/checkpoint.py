@@ -2,7 +2,10 @@
 
 ``gen-00005.npz`` holds the state after 5 generations: the population to evaluate next, the trainer
 set, the last used masks, the champion so far, the random generator's state and the history, the
-last three as JSON text, plus a SHA-256 of all of it. The directory is a local path or a storage
+last three as JSON text, plus a SHA-256 of all of it, and the hash of the config that made it
+(``made_by``: the evolution's run hash). A resume names the config it continues; a checkpoint
+of another config (a population of another size, another table) is refused in one line, never
+continued. The directory is a local path or a storage
 URI (``s3://bucket/checkpoints``); a file is written atomically (a temporary name renamed, or one
 upload), so a half-written file never has the final name and is never found; a file damaged later
 (truncated, a flipped bit) fails its checksum or its zip structure, and ``latest`` reports it in
@@ -22,16 +25,21 @@ from collections.abc import Callable
 import numpy as np
 
 from sparring.ga.evolution import EvolutionState
+from sparring.runtime.errors import UsageError
 from sparring.runtime.storage import Location, locate
 
 Where = str | os.PathLike[str] | Location
 
-VERSION = 2  # 2: the hall of fame
+VERSION = 3  # 2: the hall of fame; 3: made_by
 ARRAYS = ("population", "trainers", "champion", "used", "hall")
 
 
 class DamagedCheckpoint(ValueError):
     """A checkpoint file that cannot be read back as it was written."""
+
+
+class ForeignCheckpoint(UsageError):
+    """An intact checkpoint that another config made: resuming it would mix two runs."""
 
 
 def _digest(arrays: dict[str, np.ndarray], meta_text: str) -> str:
@@ -48,10 +56,12 @@ def path_for(directory: Where, generation: int) -> Location:
     return locate(directory) / f"gen-{generation:05d}.npz"
 
 
-def save(state: EvolutionState, directory: Where) -> Location:
+def save(state: EvolutionState, directory: Where, made_by: str = "") -> Location:
+    """Write the state after ``state.generation`` generations; ``made_by`` names its config."""
     target = path_for(directory, state.generation)
     meta = {
         "version": VERSION,
+        "made_by": made_by,
         "generation": state.generation,
         "rng_state": state.rng_state,
         "champion_fitness": state.champion_fitness,
@@ -77,8 +87,9 @@ def save(state: EvolutionState, directory: Where) -> Location:
     return target
 
 
-def load(path: Where) -> EvolutionState:
-    """The state in ``path``; ``DamagedCheckpoint`` if it is not exactly what was written."""
+def load(path: Where, made_by: str | None = None) -> EvolutionState:
+    """The state in ``path``; ``DamagedCheckpoint`` if it is not exactly what was written,
+    ``ForeignCheckpoint`` if ``made_by`` is given and another config made it."""
     try:
         data = locate(path).read_bytes()
         with np.load(io.BytesIO(data), allow_pickle=False) as z:
@@ -93,6 +104,11 @@ def load(path: Where) -> EvolutionState:
     if meta.get("version") != VERSION:
         raise DamagedCheckpoint(
             f"{path}: checkpoint version {meta.get('version')}, expected {VERSION}"
+        )
+    if made_by is not None and meta.get("made_by") != made_by:
+        raise ForeignCheckpoint(
+            f"{path}: made by config {meta.get('made_by') or '(unnamed)'}, not by this run's "
+            f"{made_by}; it is not resumed: move it away, or resume with the config that made it"
         )
     return EvolutionState(
         generation=int(meta["generation"]),
@@ -109,13 +125,14 @@ def load(path: Where) -> EvolutionState:
 
 
 def latest(
-    directory: Where, report: Callable[[str], object] | None = None
+    directory: Where, report: Callable[[str], object] | None = None, made_by: str | None = None
 ) -> EvolutionState | None:
     """The newest intact checkpoint in ``directory``, or None. Each damaged newer one is
-    reported through ``report`` in one line and skipped."""
+    reported through ``report`` in one line and skipped; one that another config made
+    (``made_by`` given) raises ``ForeignCheckpoint``."""
     for path in reversed(locate(directory).glob("gen-*.npz")):
         try:
-            return load(path)
+            return load(path, made_by)
         except DamagedCheckpoint as exc:
             if report is not None:
                 report(f"damaged checkpoint skipped: {exc}")

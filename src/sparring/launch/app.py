@@ -19,7 +19,6 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from sparring.config.objective import objective_value
@@ -58,8 +57,7 @@ def launch(
 
     # Hydra re-raises instead of printing its own multi-line report; we print one line.
     os.environ["HYDRA_FULL_ERROR"] = "1"
-    conf_dir = str(Path(script).resolve().parent.parent / "conf")
-    checkout.use_conf_dir(conf_dir)
+    conf_dir = checkout.use_script_conf(script)
     typed: list[Any] = []  # the config, once it is known (for the Ctrl-C message)
     results: list[Any] = []  # what run returned (Hydra's main does not pass it on)
 

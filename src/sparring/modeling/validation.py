@@ -19,7 +19,6 @@ A metric that cannot be measured is NaN (the caller decides what to log).
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,7 @@ import numpy as np
 from sparring.modeling import scenarios
 from sparring.modeling.calibration import CalibrationLog
 from sparring.modeling.scenarios import ESTIMATED, difference_ci, mean_ci
+from sparring.runtime.config import metric_name
 from sparring.seeding import task_seed
 
 ARMS = ("model", "control")
@@ -131,11 +131,6 @@ def run_cell(
         _, name, arm, games, _ = cell
         return {"series": scenarios.match_series(profiles[name], arm == "model", games, s)}
     raise ValueError(f"unknown cell kind {kind!r}")
-
-
-def metric_name(*parts: object) -> str:
-    """``parts`` joined by ``/``, every character MLflow refuses in a name replaced by ``_``."""
-    return re.sub(r"[^A-Za-z0-9_.\-/ ]", "_", "/".join(str(p) for p in parts))
 
 
 def log_log_slope(ns: Sequence[int], errors: Sequence[float]) -> float:

@@ -29,7 +29,7 @@ from sparring.reporting.plots import line_plot
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.progress import report_step
 from sparring.runtime.ray_session import init_ray
-from sparring.services.dealsets import ensure_deal_set, load_deal_set, log_deal_set
+from sparring.services.dealsets import ensure_deal_set, open_deal_set
 from sparring.services.frame import Session, pipeline_session
 
 _LOGGED_PER_GENERATION = (
@@ -139,7 +139,7 @@ def run(
         start = time.perf_counter()
         while state.generation < job.ga.generations:
             state = run_generation(state, params, evaluation.evaluate, evaluation.challenge)
-            checkpoint.save(state, job.checkpoint_dir)
+            checkpoint.save(state, job.checkpoint_dir, made_by=job.run_hash)
             record = state.history[-1]
             _log_generation(session.run, record)
             # a search's scheduler reads the objective per generation (computed only then)
@@ -159,19 +159,21 @@ def _deal_sets(session: Session, job: EvolveConfig):
     """The training and held-out deal sets: made where missing, loaded, logged as inputs."""
     loaded = []
     for name, label in (("train", "training deals"), ("heldout", "held-out deals")):
-        deal_set = job.deal_set(name)
-        directory, _ = ensure_deal_set(deal_set, session.locate(job.deals.root))
+        root = session.locate(job.deals.root)
+        directory, deals = open_deal_set(session.run, job.deal_set(name), root, name)
         session.output(label, directory)
-        data = load_deal_set(directory)
-        log_deal_set(session.run, f"deals-{name}", deal_set, directory, len(data), name)
-        loaded.append(data)
+        loaded.append(deals)
     return loaded
 
 
 def _start(session: Session, job: EvolveConfig, seed_individual, seed_fraction) -> EvolutionState:
     """The state the loop starts from: the newest checkpoint when resuming (its history logged
     again in the new run), else generation 0, seeded with ``seed_individual`` if given."""
-    state = checkpoint.latest(job.checkpoint_dir, console.print) if job.resume else None
+    state = (
+        checkpoint.latest(job.checkpoint_dir, console.print, made_by=job.run_hash)
+        if job.resume
+        else None
+    )
     if state is not None:
         console.print(f"resuming from generation {state.generation} ({job.checkpoint_dir})")
         for record in state.history:

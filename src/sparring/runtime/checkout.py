@@ -2,7 +2,7 @@
 and nowhere else.
 
 The package lives at ``<checkout>/src/sparring``. A pipeline started by ``launch`` composes its
-config from the ``conf/`` beside its script (``use_conf_dir``); inside a Ray job the package may
+config from the ``conf/`` beside its script (``use_script_conf``); inside a Ray job the package may
 be a shipped copy away from the tree, so ``conf_dir()`` prefers the directory the running
 pipeline named.
 """
@@ -17,9 +17,12 @@ ROOT = Path(__file__).resolve().parents[3]
 _CONF_DIRS: list[str] = []  # the conf/ of the running pipeline script (set by launch)
 
 
-def use_conf_dir(path: str | Path) -> None:
-    """Record the ``conf/`` the running pipeline is composed from (``launch`` calls this)."""
-    _CONF_DIRS.append(str(path))
+def use_script_conf(script: str | Path) -> str:
+    """The ``conf/`` beside ``pipelines/<script>.py`` of the tree the running pipeline script is
+    in (``launch`` calls this), remembered as the running pipeline's; returns it."""
+    path = str(Path(script).resolve().parent.parent / "conf")
+    _CONF_DIRS.append(path)
+    return path
 
 
 def conf_dir() -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from enum import Enum
 from typing import Any
@@ -16,7 +17,14 @@ from omegaconf import DictConfig, OmegaConf
 
 from sparring.runtime.errors import ConfigError
 
-__all__ = ["DEFAULT_TRACKING_URI", "ConfigError", "config_hash", "flatten", "to_container"]
+__all__ = [
+    "DEFAULT_TRACKING_URI",
+    "ConfigError",
+    "config_hash",
+    "flatten",
+    "metric_name",
+    "to_container",
+]
 
 DEFAULT_TRACKING_URI = "sqlite:///mlflow.db"
 """The embedded MLflow store in the working directory (``conf/tracking/local.yaml``)."""
@@ -57,6 +65,11 @@ def flatten(cfg: Any, prefix: str = "") -> dict[str, Any]:
         else:
             out[name] = value
     return out
+
+
+def metric_name(*parts: object) -> str:
+    """``parts`` joined by ``/``, every character MLflow refuses in a metric name as ``_``."""
+    return re.sub(r"[^A-Za-z0-9_.\-/ ]", "_", "/".join(str(p) for p in parts))
 
 
 def config_hash(cfg: Any, length: int = 12) -> str:

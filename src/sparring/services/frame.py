@@ -31,19 +31,21 @@ import pyarrow as pa
 from sparring.reporting.console import print_locations, print_table
 from sparring.runtime.config import config_hash, to_container
 from sparring.runtime.datasets import DatasetSpec, write_table
-from sparring.runtime.ray_session import init_ray
+from sparring.runtime.ray_session import init_ray, job_page
 from sparring.runtime.storage import Location, locate
 from sparring.runtime.tracking import RunLogger, tracked_run
 
-INFRASTRUCTURE = ("ray", "tracking")  # sections that say where a job runs, not what it computes
+# the sections that say where a job runs and is recorded, not what it computes
+RESULTS_HASH_EXCLUDES = ("ray", "tracking")
 
-__all__ = ["INFRASTRUCTURE", "Session", "pipeline_session", "results_hash"]
+__all__ = ["RESULTS_HASH_EXCLUDES", "Session", "pipeline_session", "results_hash"]
 
 
 def results_hash(job: Any) -> str:
     """The hash of what a job computes: its config without where it runs (``ray``) or where it
     is recorded (``tracking``). Two runs with the same results hash write the same results."""
-    return config_hash({k: v for k, v in to_container(job).items() if k not in INFRASTRUCTURE})
+    kept = {k: v for k, v in to_container(job).items() if k not in RESULTS_HASH_EXCLUDES}
+    return config_hash(kept)
 
 
 class Session:
@@ -139,4 +141,4 @@ def pipeline_session(
     with tracked_run(job, pipeline, tags=tags, run_name=run_name) as run:
         session = Session(job, pipeline, run, resources)
         yield session
-    print_locations(session.outputs, job.tracking.uri, run.run_id)
+    print_locations(session.outputs, job.tracking.uri, run.run_id, job_page())
