@@ -121,6 +121,18 @@ def tracking_uri(text: str) -> str:
     return text
 
 
+def name(text: str) -> str:
+    """An argparse type: a name that becomes a path, a filter value or a tag (the one rule of
+    ``runtime.checks.name``)."""
+    import re
+
+    from sparring.runtime.checks import NAME_ALLOWED, NAME_PATTERN
+
+    if not re.fullmatch(NAME_PATTERN, text) or ".." in text:
+        raise argparse.ArgumentTypeError(f"{text!r} is not allowed: expected {NAME_ALLOWED}")
+    return text
+
+
 def open_player_store(path: Path):
     """The player-model store at ``path``; a newer schema or a damaged file is a UsageError."""
     import sqlite3

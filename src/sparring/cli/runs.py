@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from sparring.cli.common import UsageError, integer, output_file, tracking_uri
+from sparring.cli.common import UsageError, integer, name, output_file, tracking_uri
 from sparring.runtime.config import DEFAULT_TRACKING_URI
 
 
@@ -14,10 +14,12 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         "compare",
         help="compare MLflow runs: an experiment's, a sweep's or a model's versions",
         description=(
-            "Rank runs by a metric (descending); show every param that differs between them "
-            "(swept params first, marked *) and the chosen metrics; write a bar plot. The runs "
-            "are an experiment's, a sweep's (--sweep) or those behind a registered model's "
-            "versions (--model)."
+            "Rank runs by a metric (descending); one line per run, fitted to the terminal "
+            "(COLUMNS): a short id and name, the params that differ between them (swept params "
+            "first, marked *; ray.*, tracking.*, storage.* and paths only with --all-params), "
+            "the chosen metrics to 4 significant digits; a sweep's runs together. Writes a bar "
+            "plot. The runs are an experiment's, a sweep's (--sweep) or those behind a "
+            "registered model's versions (--model)."
         ),
         epilog=(
             "examples:\n"
@@ -25,6 +27,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
             "  sparring compare --sweep evolve-ga_operators-20261129-180000 \\\n"
             "      --metric champion_bb100\n"
             "  sparring compare --model sparring-holdem-champion --metric champion_bb100\n"
+            "  sparring compare evolve --metric champion_bb100 --format csv > runs.csv\n"
             "  sparring compare equity --metric trials_per_s --filter \"params.trials = '4000'\""
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -38,6 +41,17 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     cmp_.add_argument("--sweep", help="a sweep or search id: compare its runs")
     cmp_.add_argument("--model", help="a registered model: compare the runs behind its versions")
     cmp_.add_argument("--max-runs", type=integer(1), default=20, help="runs shown (default 20)")
+    cmp_.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "markdown"],
+        default="table",
+        help="table (default: fits the terminal) or, for scripts, csv, json, markdown",
+    )
+    cmp_.add_argument(
+        "--all-params",
+        action="store_true",
+        help="also show differing ray.*, tracking.*, storage.* and path params",
+    )
     cmp_.add_argument("--tracking-uri", type=tracking_uri, default=DEFAULT_TRACKING_URI)
     cmp_.add_argument(
         "--output-dir", default="data/compare", help="where the plot goes (data/compare)"
@@ -70,8 +84,10 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
             "edge over the champion in bb/100 with its confidence interval, the versions."
         ),
     )
-    history.add_argument("--model", help="only this registered model's retrains")
-    history.add_argument("--experiment", default="retrain", help="MLflow experiment (retrain)")
+    history.add_argument("--model", type=name, help="only this registered model's retrains")
+    history.add_argument(
+        "--experiment", type=name, default="retrain", help="MLflow experiment (retrain)"
+    )
     history.add_argument("--tracking-uri", type=tracking_uri, default=DEFAULT_TRACKING_URI)
     history.set_defaults(func=retrain_history)
 
@@ -96,6 +112,8 @@ def compare(args: argparse.Namespace) -> int:
         args.output_dir,
         sweep=args.sweep,
         model=args.model,
+        output_format=args.format,
+        all_params=args.all_params,
     )
     return 0
 

@@ -55,6 +55,8 @@ class TrackingConfig:
 
     def __post_init__(self) -> None:
         checks.path_text("uri", self.uri)
+        if self.experiment is not None:  # a filter value and a directory of artifacts
+            checks.name("experiment", self.experiment)
 
 
 @dataclass

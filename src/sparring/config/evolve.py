@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -95,17 +96,39 @@ class DealsConfig:
         checks.storage_dir("root", self.root)
 
 
+CHAMPION_ALIAS = "champion"
+"""The alias retraining defends when ``registry.alias`` is null."""
+
+
 @dataclass
 class RegistryConfig:
-    """Where the champion is registered in MLflow's model registry (``registry.*``)."""
+    """Where the champion is registered in MLflow's model registry (``registry.*``).
+
+    ``alias`` is the alias to move, asked explicitly. Null (the default) moves none: an evolve
+    registers a version and points ``champion`` at it only when no version holds it yet (the
+    first champion), so an ad-hoc run never bypasses retraining's guarded promotion. A name
+    (``registry.alias=champion``) moves that alias to the new version; in retrain it names the
+    alias the retraining defends and moves after its test (null: ``champion``)."""
 
     register: bool = True
     model_name: str = "sparring-holdem-champion"
-    alias: str = "champion"
+    alias: str | None = None
 
     def __post_init__(self) -> None:
-        checks.path_text("model_name", self.model_name)
-        checks.path_text("alias", self.alias)
+        checks.name("model_name", self.model_name)
+        # MLflow's own rule, checked here: refused after the evolution, it would lose the run
+        if self.alias is not None and (
+            not re.fullmatch(r"[\w-]{1,255}", self.alias)
+            or re.fullmatch(r"[vV]\d+|latest", self.alias, re.IGNORECASE)
+        ):
+            raise ConfigError(
+                "alias", self.alias, "null or a name of letters, digits, _ and - (not latest, v<N>)"
+            )
+
+    @property
+    def champion_alias(self) -> str:
+        """The alias that names the champion: ``alias``, or ``champion`` when it is null."""
+        return self.alias or CHAMPION_ALIAS
 
 
 @dataclass
@@ -191,6 +214,8 @@ class RetrainSection:
     checkpoint_root: str = "data/checkpoints/retrain"
 
     def __post_init__(self) -> None:
+        if self.id is not None:  # it names checkpoints, claims, tags and filters
+            self.id = checks.name("id", str(self.id))
         checks.probability("seed_fraction", self.seed_fraction)
         checks.number("confidence", self.confidence, 0.5, 0.9999)
         checks.storage_dir("checkpoint_root", self.checkpoint_root)

@@ -164,7 +164,5 @@ class TuneConfig:
             )
         if self.resume and not self.search_id:
             raise ConfigError("search_id", None, "the id of the search to resume (resume=true)")
-        if self.search_id is not None:
-            checks.path_text("search_id", self.search_id)
-            if "/" in self.search_id:
-                raise ConfigError("search_id", self.search_id, "a name without '/'")
+        if self.search_id is not None:  # it names Tune's directory, the best file and runs
+            checks.name("search_id", self.search_id)

@@ -25,6 +25,7 @@ from sparring.config.objective import objective_value
 from sparring.launch.preflight import check_tracking
 from sparring.runtime import checkout
 from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line
+from sparring.runtime.signals import Terminated, handle_termination
 
 RESUME_HINT = "interrupted; run the same command again to resume"
 
@@ -79,14 +80,17 @@ def launch(
     # function's module; this one is defined here, so give it the pipeline's name.
     task.__wrapped__.__module__ = config_name
 
+    handle_termination()  # SIGTERM / SIGHUP end the run as Ctrl-C does
     try:
         with _reported():  # composition errors: unknown keys, wrong types, unknown options
             refuse_renamed(config_name, sys.argv[1:])  # an old key: its new name, no Hydra
             task()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
-        print(RESUME_HINT if resumes else "interrupted", file=sys.stderr)
-        sys.exit(EXIT_INTERRUPTED)
+        said = f"terminated ({stop})" if isinstance(stop, Terminated) else "interrupted"
+        hint = RESUME_HINT.replace("interrupted", said) if resumes else said
+        print(hint, file=sys.stderr)
+        sys.exit(stop.exit_status if isinstance(stop, Terminated) else EXIT_INTERRUPTED)
     sys.exit(exit_status(results[0]) if exit_status and len(results) == 1 else 0)
 
 

@@ -14,23 +14,34 @@ Safe to run unattended: a retrain id (a date or a submission id) is claimed atom
 MLflow store (``champions.claims``), so a second retrain with the same id exits with one line
 naming the run that holds it; once an id is decided (``champions.decisions``), running it again
 reports that decision and exits with its status: 0 promoted, 10 kept (1 when it failed, 2 when
-refused before any work). With ``notify.url`` the decision is POSTed as JSON.
+refused before any work). A refusal (no champion, or one of another table size) creates no run.
+With ``notify.url`` the outcome is POSTed as JSON: the decision, a failure or a refusal.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from mlflow.entities import Run
 from mlflow.exceptions import MlflowException
+from mlflow.tracking import MlflowClient
 
 from sparring.champions.claims import acquire, claim_key
-from sparring.champions.decisions import EXPERIMENT, decisions, exit_status, payload, result_of
+from sparring.champions.decisions import (
+    EXPERIMENT,
+    decisions,
+    exit_status,
+    failure,
+    payload,
+    refusal,
+    result_of,
+)
 from sparring.champions.league import rate_league, tag_versions
-from sparring.champions.notify import post_json
+from sparring.champions.notify import NOTIFY_URL_ENV, post_json
 from sparring.champions.registry import load_registered, log_champion, register
 from sparring.config.evolve import RetrainConfig
 from sparring.ga.promotion import Promotion, decide, paired_edges
@@ -38,7 +49,7 @@ from sparring.pipelines import evolve
 from sparring.poker.deals import DealSet
 from sparring.reporting.console import console
 from sparring.runtime.config import config_hash
-from sparring.runtime.errors import UsageError, one_line
+from sparring.runtime.errors import UsageError
 from sparring.runtime.tracking import open_store
 from sparring.services.dealsets import open_deal_set
 from sparring.services.frame import Session, pipeline_session
@@ -63,6 +74,8 @@ def run(job: RetrainConfig) -> dict[str, Any]:
         done = decisions(client, experiment, name, retrain_id)  # decided while we waited
         if done:
             return _report_earlier(what, done[0])
+        base: dict[str, Any] = {"retrain_id": retrain_id, "model": name}
+        champion = _champion_or_refuse(job, client, base)
         with pipeline_session(
             job,
             "retrain",
@@ -71,14 +84,13 @@ def run(job: RetrainConfig) -> dict[str, Any]:
             uses_ray=False,  # the challenger's evolve run starts Ray: a refusal costs nothing
         ) as session:
             claim.attach_run(session.run_id)
-            base = {"retrain_id": retrain_id, "model": name, "run_id": session.run_id}
+            base["run_id"] = session.run_id
             try:
-                result = _challenge(job, session, retrain_id, experiment)
+                result = _challenge(job, session, champion, retrain_id, experiment)
             except Exception as exc:
-                failure = {"decision": "failed", "error": one_line(exc) or repr(exc)}
-                _notify(job, session, {**base, **failure})
+                _notify(job, {**base, **failure(exc)}, session)
                 raise
-            _notify(job, session, {**base, **payload(result)})
+            _notify(job, {**base, **payload(result)}, session)
     finally:
         claim.release()
     return result
@@ -98,22 +110,38 @@ def _bb(value: float | None) -> str:
     return "?" if value is None else f"{value:+.2f}"
 
 
-def _notify(job: RetrainConfig, session: Session, payload: dict[str, Any]) -> None:
-    """POST the decision to ``notify.url`` (a failure is a warning and the ``notify`` tag)."""
-    if not job.notify.url:
+def _notify(job: RetrainConfig, payload: dict[str, Any], session: Session | None = None) -> None:
+    """POST the outcome to ``notify.url``; a failed POST is a warning and, when there is a run
+    (``session``: none for a refusal), its ``notify`` tag."""
+    url = job.notify.url or os.environ.get(NOTIFY_URL_ENV)
+    if not url:
         return
     payload = {**payload, "tracking_uri": job.tracking.uri}
-    error = post_json(job.notify.url, payload, job.notify.timeout_s)
+    error = post_json(url, payload, job.notify.timeout_s)
     if error:
         console.print(f"[yellow]warning:[/yellow] notification failed: {error}")
-    session.run.set_tags({"notify": f"failed: {error}" if error else "sent"})
+    if session is not None:
+        session.run.set_tags({"notify": f"failed: {error}" if error else "sent"})
+
+
+Champion = tuple[np.ndarray, dict[str, Any], str]  # chromosome, description, version
+
+
+def _champion_or_refuse(job: RetrainConfig, client: MlflowClient, base: dict[str, Any]) -> Champion:
+    """Step 1, before any run exists: the champion, or a refusal (``UsageError``, exit 2) that
+    is POSTed as ``refused`` with its reason and creates no run."""
+    try:
+        return _champion(client, job)
+    except UsageError as exc:
+        _notify(job, {**base, **refusal(exc)})
+        raise
 
 
 def _challenge(
-    job: RetrainConfig, session: Session, retrain_id: str, experiment: str
+    job: RetrainConfig, session: Session, found: Champion, retrain_id: str, experiment: str
 ) -> dict[str, Any]:
-    """Steps 1-4 inside the claimed retrain run."""
-    champion, info, version = _champion(session, job)
+    """Steps 2-4 inside the claimed retrain run, against the champion ``found`` in step 1."""
+    champion, info, version = found
     out = _evolve_challenger(job, session, champion, retrain_id, experiment)
     challenger = out["state"].champion
     held_settings = job.deal_set("heldout")
@@ -145,12 +173,12 @@ def _challenge(
     )
 
 
-def _champion(session: Session, job: RetrainConfig) -> tuple[np.ndarray, dict[str, Any], str]:
+def _champion(client: MlflowClient, job: RetrainConfig) -> Champion:
     """Step 1: the chromosome, description and version the alias points at (refused when
     there is none, or when it plays another table size)."""
-    name, alias = job.registry.model_name, job.registry.alias
+    name, alias = job.registry.model_name, job.registry.champion_alias
     try:
-        champion, info, version = load_registered(session.run.client, name, alias)
+        champion, info, version = load_registered(client, name, alias)
     except MlflowException as exc:
         raise UsageError(
             f"no model {name!r} with alias {alias!r} in the registry: run pipelines/evolve.py first"
@@ -181,7 +209,10 @@ def _promote(
         "previous_version": version,
     }
     log_champion(mlrun.client, mlrun.run_id, challenger, described)
-    return register(mlrun.client, job.registry.model_name, mlrun.run_id, job.registry.alias)
+    # the one place that replaces a champion: after the challenger won the test
+    return register(
+        mlrun.client, job.registry.model_name, mlrun.run_id, job.registry.champion_alias
+    )
 
 
 def _evolve_challenger(
@@ -207,6 +238,7 @@ def _evolve_challenger(
         seed_fraction=job.retrain.seed_fraction,
         tags={"retrain_id": retrain_id},
         run_name=f"retrain {retrain_id} challenger",
+        role="challenger",
     )
 
 

@@ -84,3 +84,18 @@ def path_text(key: str, value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(key, value, "a non-empty path")
     return value
+
+
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
+NAME_ALLOWED = "a name of letters, digits, '.', '_' and '-' (at most 128, not starting with '.')"
+
+
+def name(key: str, value: Any) -> str:
+    """A name that becomes a path, an MLflow filter value or a tag (a retrain id, a search id,
+    an experiment, a model or a player): one rule for all, so none can climb out of its
+    directory (``..``, ``/``) or break a filter string (quotes)."""
+    import re
+
+    if not isinstance(value, str) or not re.fullmatch(NAME_PATTERN, value) or ".." in value:
+        raise ConfigError(key, value, NAME_ALLOWED)
+    return value

@@ -1,8 +1,10 @@
 """Connecting to Ray from a config: an embedded local Ray, or an existing cluster.
 
 ``conf/ray/local.yaml`` starts Ray inside the driver process (``address: null``);
-``conf/ray/cluster.yaml`` attaches to a running cluster (``address: auto``). ``init_ray`` is
-idempotent: a second call, or a call inside a Ray job where Ray is already up, reuses it.
+``conf/ray/cluster.yaml`` attaches to a running cluster (``address: auto``). Inside a Ray job
+(``ray job submit``) ``address: null`` means the job's cluster: a new embedded Ray there would
+inherit the job's runtime env and fail to set it up. ``init_ray`` is idempotent: a second call,
+or a call inside a Ray task where Ray is already up, reuses it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 import ray
 
 from sparring.runtime.config import ConfigError, to_container
+from sparring.runtime.provenance import in_ray_job, ray_job_id
 from sparring.runtime.reaper import start_reaper
+from sparring.runtime.signals import handle_termination
 
 DEFAULTS: dict[str, Any] = {
     "address": None,
@@ -31,7 +35,8 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
     """Start or attach to Ray as ``cfg`` (a ``RayConfig`` or a mapping) says and return the
     cluster resources.
 
-    Keys: ``address`` (null = embedded local Ray, ``auto`` = the running cluster, or
+    Keys: ``address`` (null = embedded local Ray, or the job's cluster inside a Ray job;
+    ``auto`` = the running cluster, or
     ``ray://host:port``), ``num_cpus`` (embedded only; null = all cores), ``include_dashboard``,
     ``log_to_driver``, ``namespace``.
     """
@@ -52,8 +57,12 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
             "logging_level": logging.WARNING,
             "configure_logging": True,
         }
+        embedded = not options["address"] and not in_ray_job()
         if options["address"]:
             kwargs["address"] = options["address"]
+        elif not embedded:
+            # the driver of a Ray job: join the job's cluster (Ray set RAY_ADDRESS for it)
+            kwargs["address"] = "auto"
         else:
             # "local" always starts a new embedded Ray; without it ray.init() would attach to
             # any cluster that `ray start` left running on this machine.
@@ -62,7 +71,8 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
             _loopback_only()
             kwargs["include_dashboard"] = options["include_dashboard"]
         ray.init(**kwargs)
-        if not options["address"]:
+        handle_termination()  # Ray's driver installs its own SIGTERM handler, which aborts
+        if embedded:
             start_reaper()  # the embedded Ray's agents must not outlive a killed driver
     return dict(ray.cluster_resources())
 
@@ -78,6 +88,21 @@ def _loopback_only() -> None:
     from ray._private import ray_constants
 
     ray_constants.ENABLE_RAY_CLUSTER = False
+
+
+def job_page() -> str | None:
+    """The Ray dashboard's page of the job this driver runs in
+    (``http://<dashboard>/#/jobs/<submission id>``); None outside a job or without a
+    dashboard."""
+    job = ray_job_id()
+    if not job or not ray.is_initialized():
+        return None
+    from ray._private.worker import get_dashboard_url
+
+    url = get_dashboard_url()
+    if not url:
+        return None
+    return f"{url if '://' in url else 'http://' + url}/#/jobs/{job}"
 
 
 def shutdown_ray() -> None:

@@ -18,7 +18,7 @@ import os
 import socket
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,8 +31,16 @@ from mlflow.tracking import MlflowClient
 from omegaconf import OmegaConf
 
 from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
+from sparring.runtime.params import is_infrastructure, short_names, short_value
 from sparring.runtime.progress import StopRun
-from sparring.runtime.provenance import git_commit, git_dirty, submission_tags
+from sparring.runtime.provenance import (
+    git_commit,
+    git_dirty,
+    in_ray_job,
+    ray_job_id,
+    submission_tags,
+)
+from sparring.runtime.redact import redact_value
 from sparring.runtime.storage import Location, locate
 
 _BATCH = 200  # MLflow accepts up to 1000 metrics / 100 params per batch
@@ -199,14 +207,17 @@ def experiment_id(client: MlflowClient, name: str, tracking: Mapping[str, Any]) 
 
 
 def source_tags(pipeline: str, commit: str) -> dict[str, str]:
-    """MLflow's standard tags: the runs table's Source and User columns read them."""
+    """MLflow's standard tags (the runs table's Source and User columns read them) and, in a
+    Ray job, ``ray_job_id`` (its submission id)."""
     tags = {
         "mlflow.source.name": f"pipelines/{pipeline}.py",
         # a Ray job's driver runs inside the job's working directory, not a user's shell
-        # (Ray hands a submitted job's driver its job config in this variable)
-        "mlflow.source.type": "JOB" if os.environ.get("RAY_JOB_CONFIG_JSON_ENV_VAR") else "LOCAL",
+        "mlflow.source.type": "JOB" if in_ray_job() else "LOCAL",
         "mlflow.user": _user(),
     }
+    job = ray_job_id()
+    if job:  # the submission id: `ray job logs <id>`, the dashboard's page of the job
+        tags["ray_job_id"] = job
     if commit != "unknown":
         tags["mlflow.source.git.commit"] = commit
     return tags
@@ -219,8 +230,6 @@ def _user() -> str:
         return str(os.getuid())
 
 
-# Overrides that say where things go, not what is computed: left out of run names.
-_UNNAMED_PREFIXES = ("tracking.", "hydra.", "ray.", "tracking=", "ray=")
 _MAX_NAME = 120
 
 
@@ -233,11 +242,35 @@ def command_line_overrides() -> list[str]:
     return [str(o) for o in HydraConfig.get().overrides.task]
 
 
-def default_run_name(pipeline: str, digest: str, overrides: list[str]) -> str:
-    """``evolve 3f2a1c ga.population=64 seed=2``: the pipeline, the config hash (same hash =
-    same computation) and the overrides that change what is computed, cut at 120 characters."""
+def named_overrides(overrides: list[str], keys: Iterable[str] = ()) -> list[str]:
+    """The overrides that change what is computed, as a run name shows them: infrastructure and
+    locations left out (``ray.*``, ``tracking.*``, ``storage.*``, ``hydra.*``, a path or URI:
+    ``runtime.params.is_infrastructure``), values shortened (floats to 4 significant digits,
+    long text cut) and keys to their shortest suffix no other key of the config (``keys``)
+    shares: ``ga.p_mutation=0.3496857`` -> ``p_mutation=0.3497``."""
+    parsed = []
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        if not is_infrastructure(key, value if sep else None):
+            parsed.append((key.lstrip("+"), sep, value))
+    names = short_names([k.lstrip("~") for k, _, _ in parsed], among=keys)
+    return [
+        ("~" if key.startswith("~") else "")
+        + names[key.lstrip("~")]
+        + (f"={short_value(value)}" if sep else "")
+        for key, sep, value in parsed
+    ]
+
+
+def default_run_name(
+    pipeline: str, digest: str, overrides: list[str], keys: Iterable[str] = ()
+) -> str:
+    """``evolve 3f2a1c population=64 seed=2``: the pipeline, the config hash (same hash = same
+    computation) and the overrides that change what is computed (``named_overrides``; ``keys``:
+    every key of the config, so a short key is never ambiguous), cut at 120 characters with
+    ``+N more``."""
     name = f"{pipeline} {digest[:6]}"
-    shown = [o for o in overrides if not o.startswith(_UNNAMED_PREFIXES)]
+    shown = named_overrides(overrides, keys)
     for i, override in enumerate(shown):
         rest = len(shown) - i - 1
         more = f" +{rest} more" if rest else ""
@@ -294,7 +327,7 @@ def tracked_run(
     name = (
         run_name
         or tracking.get("run_name")
-        or default_run_name(pipeline, digest, command_line_overrides())
+        or default_run_name(pipeline, digest, command_line_overrides(), flatten(body))
     )
     run = client.create_run(exp_id, run_name=name, tags=all_tags)
     for orphan in close_orphans(client, exp_id, pipeline, run.info.run_id):
@@ -303,8 +336,8 @@ def tracked_run(
     from sparring.runtime.parallel import code_used, nodes_used  # here: reading runs needs no Ray
 
     nodes_used(reset=True)
-    logger.log_params(flatten(body))
-    logger.log_text(OmegaConf.to_yaml(OmegaConf.create(conf)), "config.yaml")
+    logger.log_params(redact_value(flatten(body)))  # no URL's credentials or query recorded
+    logger.log_text(OmegaConf.to_yaml(OmegaConf.create(redact_value(conf))), "config.yaml")
     try:
         yield logger
     except StopRun as stop:  # a scheduler ended it early: not a failure

@@ -1,0 +1,42 @@
+"""SIGTERM and SIGHUP end a pipeline as Ctrl-C does: the MLflow run is marked KILLED, the resume
+line is printed, and the process exits 128 + the signal's number (143 for SIGTERM).
+
+cron, systemd, Kubernetes and ``ray job stop`` send SIGTERM. Python's default ends the process
+at once (and Ray's driver handler aborts it), so nothing is closed; here the signal is raised in
+the main thread as ``Terminated``, a ``KeyboardInterrupt``, and every ``except
+KeyboardInterrupt`` on the way up (the run, Ray, Tune) unwinds as after Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from types import FrameType
+
+HANDLED = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Terminated(KeyboardInterrupt):
+    """The process was asked to end by ``signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        return 128 + self.signum
+
+
+def _raise(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(signum)
+
+
+def handle_termination() -> None:
+    """Turn SIGTERM and SIGHUP into ``Terminated`` in the main thread (elsewhere a no-op: only
+    the main thread may set handlers). Call again after anything that installs its own (Ray's
+    driver does, in ``ray.init``)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for signum in HANDLED:
+        signal.signal(signum, _raise)

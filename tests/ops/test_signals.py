@@ -1,0 +1,61 @@
+"""SIGTERM (cron, systemd, Kubernetes, ``ray job stop``) and SIGHUP end a pipeline as Ctrl-C
+does: the run is marked KILLED, the resume line is printed, the exit status is 128 + signal,
+and the same command with resume=true continues from the checkpoints."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+ROOT = Path(__file__).resolve().parents[2]
+EVOLVE = (
+    "table_size=6",
+    "ga.population=8",
+    "ga.generations=40",
+    "deals.train=12",
+    "deals.heldout=40",
+    "deals.equity_trials=60",
+    "deals.shard_size=20",
+    "seed=3",
+    "registry.register=false",
+    "ray.num_cpus=1",
+)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_ends_evolve_like_ctrl_c(tmp_path, signum):
+    db = tmp_path / "mlflow.db"
+    command = [
+        sys.executable,
+        str(ROOT / "pipelines" / "evolve.py"),
+        *EVOLVE,
+        f"deals.root={tmp_path / 'deals'}",
+        f"checkpoint_root={tmp_path / 'ck'}",
+        f"tracking.uri=sqlite:///{db}",
+    ]
+    proc = subprocess.Popen(
+        command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 300
+    while not list((tmp_path / "ck").glob("*/gen-00002.npz")):
+        assert proc.poll() is None, proc.stderr.read()[-3000:]
+        assert time.monotonic() < deadline, "no checkpoint of generation 2 appeared"
+        time.sleep(0.2)
+    os.kill(proc.pid, signum)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signum, err[-3000:]
+    name = signal.Signals(signum).name
+    last = err.strip().splitlines()[-1]
+    assert last == f"terminated ({name}); run the same command again to resume", err[-3000:]
+    assert "Traceback" not in err
+
+    client = MlflowClient(f"sqlite:///{db}")
+    [run] = client.search_runs([client.get_experiment_by_name("evolve").experiment_id])
+    assert run.info.status == "KILLED"
