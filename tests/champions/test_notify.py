@@ -6,6 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import ClassVar
 
 import pytest
 
@@ -13,7 +14,7 @@ from sparring.champions.notify import check_url, post_json, redact
 
 
 class _Redirecting(BaseHTTPRequestHandler):
-    seen: list[str] = []
+    seen: ClassVar[list[str]] = []
 
     def _answer(self) -> None:
         type(self).seen.append(f"{self.command} {self.path}")
@@ -25,7 +26,7 @@ class _Redirecting(BaseHTTPRequestHandler):
             self.send_response(200)
             self.end_headers()
 
-    do_GET = do_POST = _answer  # noqa: N815
+    do_GET = do_POST = _answer
 
     def log_message(self, *args: object) -> None:
         pass
