@@ -77,3 +77,70 @@ def test_optimal_is_never_worse_than_greedy():
         greedy, _ = expected_guesses(p, 10)
         best, _ = expected_guesses(p, 10, optimal=True)
         assert best <= greedy + 1e-9
+
+
+def _dense_evaluate(probs, policy, top, drift):
+    """The reference: the same system as a dense matrix (what the banded solve replaced)."""
+    matrix, rhs = np.zeros((top, top)), np.ones(top)
+    for h in range(1, top + 1):
+        a, b, c = probs[policy[h - 1]]
+        matrix[h - 1, h - 1] += 1 - b
+        if h - 3 >= 1:
+            matrix[h - 1, h - 4] -= a
+        if h + 2 <= top:
+            matrix[h - 1, h + 1] -= c
+        else:
+            matrix[h - 1, top - 1] -= c
+            rhs[h - 1] += c * (h + 2 - top) / drift
+    return np.linalg.solve(matrix, rhs)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_banded_evaluation_equals_the_dense_solve(seed):
+    from sparring.eleusis.theory import _evaluate, outcome_probabilities
+
+    rng = np.random.default_rng(seed)
+    p = np.zeros(52)
+    support = rng.choice(52, 3, replace=False)
+    p[support] = rng.dirichlet(np.full(3, 5.0))  # a spiky deck the oracle finishes
+    probs = outcome_probabilities(p)
+    top = int(rng.integers(5, 700))
+    drift = oracle_drift(p)
+    assert drift > 0
+    greedy = np.full(top, int(np.argmax(d_of(p))))
+    optimal = expected_guesses(p, top - 300, optimal=True)[1] if top > 300 else greedy
+    for policy in (greedy, optimal):  # the policies the oracle evaluates
+        got = _evaluate(probs, policy, top, drift)
+        np.testing.assert_allclose(got, _dense_evaluate(probs, policy, top, drift), rtol=1e-9)
+
+
+def test_memory_grows_with_h0_not_its_square():
+    """At the bound (h0 = 100000) the optimal policy's evaluation stays far below the dense
+    system's 80 GB: its peak allocation is a few hundred MB at most."""
+    import tracemalloc
+
+    from sparring.eleusis.theory import MAX_H0, expected_guesses
+
+    p = np.zeros(52)
+    p[:4] = [0.4, 0.3, 0.2, 0.1]
+    tracemalloc.start()
+    value, _ = expected_guesses(p, MAX_H0, optimal=True)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert np.isfinite(value) and peak < 512 * 2**20
+    with pytest.raises(ValueError, match=r"h0=100001: .* 1\.\.100000"):
+        expected_guesses(p, MAX_H0 + 1)
+
+
+def test_a_harma_beyond_the_bound_is_refused_before_any_work():
+    """``h0=[1000000]`` used to pass the check and fail inside Ray allocating 7.28 TiB."""
+    import subprocess
+    import sys
+
+    from tests.configs import config_error
+
+    assert "h0=[1000000] is not allowed" in config_error("eleusis_bench", "h0=[1000000]")
+    cmd = [sys.executable, "-m", "sparring.cli", "eleusis", "scientist", "--harma", "10000000"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "1..100000" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1

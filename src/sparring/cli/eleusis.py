@@ -6,6 +6,7 @@ import argparse
 
 from sparring.cli.common import UsageError, integer, number, seed
 from sparring.eleusis.scientists import NAMES
+from sparring.eleusis.theory import MAX_H0
 
 
 def register(top: argparse._SubParsersAction, groups: dict) -> None:
@@ -20,7 +21,9 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     )
     ref.add_argument("--deck", required=True, help="family[:k=v,...], e.g. spike:alpha=0.5")
     ref.add_argument("--seed", type=seed, default=0, help="game seed (deck instance and draws)")
-    ref.add_argument("--harma", type=integer(1), default=100, help="starting harma (default 100)")
+    ref.add_argument(
+        "--harma", type=integer(1, MAX_H0), default=100, help="starting harma (default 100)"
+    )
     ref.add_argument(
         "--cap", type=integer(1), default=1_000_000, help="guess cap (default 1000000)"
     )
@@ -58,7 +61,9 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     )
     sci.add_argument("--name", default="em_greedy", choices=NAMES, help="the scientist")
     sci.add_argument("--seed", type=seed, default=0, help="seed of its random choices")
-    sci.add_argument("--harma", type=integer(1), default=100, help="starting harma (for optimal)")
+    sci.add_argument(
+        "--harma", type=integer(1, MAX_H0), default=100, help="starting harma (for optimal)"
+    )
     sci.add_argument(
         "--deck", default=None, help="the deck (oracle, optimal) or its family (informed) only"
     )

@@ -10,6 +10,7 @@ from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, Tr
 from sparring.eleusis.decks import parse_deck
 from sparring.eleusis.informed import hypotheses
 from sparring.eleusis.scientists import NAMES, PARAMS, parse_scientist
+from sparring.eleusis.theory import MAX_H0
 from sparring.runtime.errors import ConfigError
 
 
@@ -87,7 +88,7 @@ class EleusisBenchConfig(ObjectiveConfig):
                     raise ConfigError(
                         "decks", deck, f"a finite family for informed ({exc})"
                     ) from None
-        checks.integers("h0", self.h0, 1, 1_000_000)
+        checks.integers("h0", self.h0, 1, MAX_H0)  # the oracle's memory grows with h0
         checks.integer("seeds", self.seeds, 1, 1_000_000)
         checks.integer("cap", self.cap, 1, 1_000_000)
         checks.storage_file("output", self.output)

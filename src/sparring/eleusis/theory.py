@@ -67,32 +67,46 @@ def outcome_probabilities(p: np.ndarray) -> np.ndarray:
     return np.stack([exact, 1 - exact - wrong, wrong], axis=1)
 
 
+LOWER, UPPER = 3, 2  # the system's band: V(h) couples V(h-3) below and V(h+2) above
+MARGIN = 300  # harmas evaluated above h0 before the linear regime takes over
+MAX_H0 = 100_000
+"""The largest starting harma evaluated exactly. Policy iteration holds a few arrays of
+52 x (h0 + MARGIN) floats: about 170 MB at this bound, growing linearly with h0."""
+
+
 def _evaluate(probs: np.ndarray, policy: np.ndarray, top: int, drift: float) -> np.ndarray:
     """V(1..top) of a policy: V(h) = 1 + a V(h-3) + b V(h) + c V(h+2), V(h<=0) = 0, and
-    V(h) = V(top) + (h - top) / drift above ``top`` (the linear regime far from zero)."""
-    n = top
-    matrix = np.zeros((n, n))
-    rhs = np.ones(n)
-    for h in range(1, top + 1):
-        a, b, c = probs[policy[h - 1]]
-        i = h - 1
-        matrix[i, i] += 1 - b
-        if h - 3 >= 1:
-            matrix[i, h - 4] -= a
-        up = h + 2
-        if up <= top:
-            matrix[i, up - 1] -= c
-        else:
-            matrix[i, top - 1] -= c
-            rhs[i] += c * (up - top) / drift
-    return np.linalg.solve(matrix, rhs)
+    V(h) = V(top) + (h - top) / drift above ``top`` (the linear regime far from zero).
+
+    The system is banded (3 below the diagonal, 2 above), solved in O(top) time and memory
+    (``scipy.linalg.solve_banded``): a dense matrix would need top² floats."""
+    from scipy.linalg import solve_banded
+
+    abc = probs[policy[:top]]  # (top, 3): a, b, c of the card played at each harma
+    a, b, c = abc[:, 0], abc[:, 1], abc[:, 2]
+    # banded storage: row UPPER + i - j of column j holds matrix[i, j]
+    band = np.zeros((LOWER + UPPER + 1, top))
+    rows = np.arange(top)
+    band[UPPER, rows] = 1 - b
+    below = rows[rows >= 3]  # matrix[i, i - 3] = -a_i
+    band[UPPER + 3, below - 3] = -a[below]
+    up = rows + 2  # matrix[i, i + 2] = -c_i, or onto V(top) with its slope beyond it
+    inside = up <= top - 1
+    band[UPPER - 2, up[inside]] = -c[inside]
+    rhs = np.ones(top)
+    for i in rows[~inside]:  # the last two harmas step past the top
+        band[UPPER + i - (top - 1), top - 1] -= c[i]
+        rhs[i] += c[i] * (i + 1 + 2 - top) / drift
+    return solve_banded((LOWER, UPPER), band, rhs)
 
 
 def expected_guesses(
-    p: np.ndarray, h0: int, optimal: bool = False, margin: int = 300
+    p: np.ndarray, h0: int, optimal: bool = False, margin: int = MARGIN
 ) -> tuple[float, np.ndarray]:
     """Expected guesses from harma ``h0`` of the greedy oracle (or the optimal policy), and
     the policy (best card per harma 1..h0+margin). ``inf`` when the deck cannot finish."""
+    if not 1 <= h0 <= MAX_H0:
+        raise ValueError(f"h0={h0}: the exact evaluation takes a harma in 1..{MAX_H0}")
     drift = oracle_drift(p)
     top = h0 + margin
     greedy = int(np.argmax(d_of(p)))
