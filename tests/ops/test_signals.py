@@ -39,6 +39,7 @@ def test_a_signal_ends_evolve_like_ctrl_c(tmp_path, signum):
         f"deals.root={tmp_path / 'deals'}",
         f"checkpoint_root={tmp_path / 'ck'}",
         f"tracking.uri=sqlite:///{db}",
+        "resume=true",  # how a scheduled job runs it: the same command again continues
     ]
     proc = subprocess.Popen(
         command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True

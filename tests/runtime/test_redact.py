@@ -45,7 +45,7 @@ def test_a_run_records_no_secret_anywhere(ray_session, pipeline_config, tmp_path
     endpoint = "http://u:HOOKPASS@127.0.0.1:18700/s3?token=SECRETTOKEN"
     cfg = pipeline_config(
         "equity", "trials=100", "opponents=[1]", "classes=[AA]",
-        f"output={tmp_path / 'p.parquet'}", f"storage.endpoint={endpoint}",
+        f"output={tmp_path / 'p.parquet'}", f"storage.endpoint='{endpoint}'",
     )  # fmt: skip
     run(cfg)
     printed = capsys.readouterr()

@@ -15,8 +15,7 @@ the champion after its decision).
 
 from __future__ import annotations
 
-import os
-import uuid
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +30,7 @@ from sparring.ga.league import play_pair as play_pair_kernel
 from sparring.poker.bots import baseline_table
 from sparring.poker.deals import DealSet
 from sparring.reporting.console import console, print_table
+from sparring.runtime.datasets import read_verified, write_with_digest
 from sparring.runtime.errors import UsageError
 from sparring.runtime.parallel import parallel_map
 
@@ -107,20 +107,25 @@ def _pair_path(cache_dir: Path, deals: str, a: Entrant, b: Entrant) -> tuple[Pat
 
 
 def _read_pair(path: Path, flipped: bool, deals: int) -> np.ndarray | None:
+    """A cached pair, or None to play it again: missing, without its digest, damaged (a bit
+    flipped: the digest no longer matches) or of another shape."""
+    data = read_verified(path)
+    if data is None:
+        return None
     try:
-        pair = np.load(path, allow_pickle=False)
+        pair = np.load(io.BytesIO(data), allow_pickle=False)
     except (OSError, ValueError):
-        return None  # missing, or a damaged file: play the pair again
+        return None
     if pair.shape != (deals, 2) or not np.isfinite(pair).all():
         return None
     return pair[:, ::-1] if flipped else pair
 
 
 def _write_pair(path: Path, flipped: bool, pair: np.ndarray) -> None:
+    buffer = io.BytesIO()
+    np.save(buffer, pair[:, ::-1] if flipped else pair)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp.npy")
-    np.save(tmp, pair[:, ::-1] if flipped else pair)
-    os.replace(tmp, path)  # atomic: a reader sees the old file or the whole new one
+    write_with_digest(path, buffer.getvalue())  # atomic, its digest beside it
 
 
 def play_pair_task(

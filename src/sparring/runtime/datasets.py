@@ -86,6 +86,29 @@ def _fetch(path: Location) -> bytes:
         raise DatasetError(f"{path}: no such dataset file") from None
 
 
+def write_with_digest(path: Where, data: bytes) -> Location:
+    """Write ``data`` to ``path`` with its SHA-256 beside it (``<name>.sha256``), each object
+    atomically and the digest first: a file under its final name always has one."""
+    path = locate(path)
+    sidecar(path).write_text(f"{hashlib.sha256(data).hexdigest()}  {path.name}\n")
+    path.write_bytes(data)
+    return path
+
+
+def read_verified(path: Where) -> bytes | None:
+    """The bytes of ``path`` if they match the digest beside it; None when the file or its
+    digest is missing or they differ (a cache then computes the entry again)."""
+    path = locate(path)
+    recorded = _recorded_digest(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    if recorded is None or hashlib.sha256(data).hexdigest() != recorded:
+        return None
+    return data
+
+
 @dataclass(frozen=True)
 class DatasetSpec:
     """What a dataset is: its name, schema version and Arrow schema."""
@@ -126,10 +149,7 @@ def write_table(
     table = table.replace_schema_metadata(spec.metadata(config_hash, seed, extra))
     buffer = pa.BufferOutputStream()
     pq.write_table(table, buffer, write_page_checksum=True)
-    data = buffer.getvalue().to_pybytes()
-    sidecar(path).write_text(f"{hashlib.sha256(data).hexdigest()}  {path.name}\n")
-    path.write_bytes(data)
-    return path
+    return write_with_digest(path, buffer.getvalue().to_pybytes())
 
 
 def _metadata(path: Location, data: bytes) -> dict[str, str]:
