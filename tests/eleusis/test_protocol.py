@@ -206,3 +206,26 @@ def test_ending_the_referee_ends_the_scientist(tmp_path, how):
 
     state = Path(f"/proc/{scientist}/stat").read_text().rsplit(")", 1)[1].split()[0]
     assert state == "Z", f"the scientist {scientist} still runs after {how} to the referee"
+
+
+def readme_transcript() -> list[tuple[str, str]]:
+    """The README's example game: (the program's line, the referee's line) per guess."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = text.split("A real game (", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    return [(line[:8].strip(), line[8:].strip()) for line in block.splitlines()]
+
+
+def test_the_readme_transcript_is_a_real_game_the_protocol_accepts():
+    transcript = readme_transcript()
+    assert len(transcript) == 8
+    for guess, answer in transcript:
+        parse_feedback(answer, parse_guess(guess))  # each line as the parsers read it
+    # and it is the game the README names, line for line: its guesses, our referee's answers
+    game = EleusisGame(make_deck("best_ne_mode", 1), 1, 1)
+    guesses = iter(f"{guess}\n" for guess, _ in transcript)
+    answers: list[str] = []
+    result = referee(game, lambda: next(guesses, ""), answers.append)
+    assert [a.rstrip("\n") for a in answers] == [answer for _, answer in transcript]
+    assert (result.status, result.guesses, result.harma) == ("finished", 8, -2)

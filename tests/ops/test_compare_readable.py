@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -70,14 +71,19 @@ def test_a_sweep_shows_its_swept_param_first_and_cuts_no_name(store, capsys):
     )
     assert [r["run_id"] for r in table.runs] == runs[::-1]  # ranked by the metric
     assert table.swept == ["ga.p_mutation"]
-    assert table.differing == ["ga.p_mutation", "checkpoint_root", "retrain.checkpoint_root"]
+    # where the runs wrote is not what differs between them: named in a note, not a column
+    assert table.differing == ["ga.p_mutation"]
+    assert table.hidden == ["checkpoint_root", "retrain.checkpoint_root"]
     # short headers, unambiguous, with a legend giving the full names
     assert table.legend == {"p_mutation": "ga.p_mutation"}
     out = capsys.readouterr().out
     assert "…" not in out and "…" not in table.text
-    assert "p_mutation *" in out and "retrain.checkpoint_root" in out
-    assert "columns: p_mutation = ga.p_mutation" in out and "* swept by the sweep" in out
+    assert "p_mutation *" in out and "--all-params" in out
+    assert "columns: p_mutation = ga.p_mutation" in out and "* swept by its sweep" in out
     assert table.plot is not None and len(table.plot.read_bytes()) > 0
+    every = compare(uri, None, "champion_bb100", sweep=SWEEP, output_dir=tmp, all_params=True)
+    assert every.differing == ["ga.p_mutation", "checkpoint_root", "retrain.checkpoint_root"]
+    assert "retrain.checkpoint_root" in capsys.readouterr().out
 
 
 def test_short_names_are_unique_suffixes():
@@ -137,3 +143,230 @@ def test_an_experiment_and_a_sweep_together_are_refused(store, capsys):
         main(["compare", "evolve", "--sweep", SWEEP, "--metric", "m", "--tracking-uri", uri]) == 2
     )
     assert "not both" in capsys.readouterr().err
+
+
+# --- one line per run, fitted to the terminal; formats for scripts; the plot; run names -------
+
+SWEEPS = [f"evolve-hparams-2026120{s}-030000" for s in range(3)]
+P_MUTATION = [0.1 + t * 0.012345678901234 for t in range(5)]
+
+
+def populate_searches(uri: str, artifacts: Path) -> MlflowClient:
+    """17 evolve runs as the issue saw them: three searches of five trials each (every search
+    has a ``trial 1``; p_mutation and crossover_policy swept; ``ray.address`` None in one and
+    ``auto`` in the others; an absolute deals root and a checkpoint root per run), one run of
+    its own and one FAILED run that logged no metric."""
+    tracking = {"uri": uri, "artifact_root": str(artifacts)}
+    client = MlflowClient(uri)
+    with tracked_run({"tracking": tracking, "ray": {"address": None}}, "evolve") as first:
+        first.log_metrics({"champion_bb100": 1.234567})
+    for s, sweep in enumerate(SWEEPS):
+        swept = {"ga.p_mutation": "interval", "ga.crossover_policy": "choice"}
+        parent = client.create_run(
+            first.experiment_id,
+            run_name=sweep,
+            tags={"sweep_parent": "true", "sweep_id": sweep, "sweep_params": json.dumps(swept)},
+        )
+        for t, p in enumerate(P_MUTATION):
+            cfg = {
+                "tracking": {
+                    **tracking,
+                    "parent_run_id": parent.info.run_id,
+                    "run_name": f"trial {t + 1} p_mutation={p:.4g}",
+                },
+                "ray": {"address": "auto" if s else None},
+                "ga": {"p_mutation": p, "crossover_policy": ["uniform", "one_point"][t % 2]},
+                "deals": {"root": f"/home/someone/checkouts/sparring/data/deals/{s}"},
+                "checkpoint_root": f"data/checkpoints/{s}/{t}",
+            }
+            with tracked_run(cfg, "evolve", tags={"sweep_id": sweep}) as run:
+                value = 0.3496857506482932 * (t + 1) * (s + 1)
+                run.log_metrics({"champion_bb100": value, "generations_per_min": 12345.678})
+    failing = tracked_run({"tracking": tracking, "ga": {"population": 64}}, "evolve")
+    with pytest.raises(RuntimeError), failing:
+        raise RuntimeError("the run failed before any metric")
+    return client
+
+
+@pytest.fixture
+def searches(tmp_path):
+    uri = f"sqlite:///{tmp_path / 'm.db'}"
+    return uri, populate_searches(uri, tmp_path / "a"), tmp_path
+
+
+def _truth(client: MlflowClient) -> dict[str, Any]:
+    """run id -> run, for every evolve run but the sweeps' parents (what compare lists)."""
+    experiment = client.get_experiment_by_name("evolve").experiment_id
+    runs = client.search_runs([experiment], max_results=100)
+    return {r.info.run_id: r for r in runs if r.data.tags.get("sweep_parent") != "true"}
+
+
+def _compare_cli(uri: str, tmp: Path, *more: str) -> list[str]:
+    return [
+        "compare",
+        "evolve",
+        "--metric",
+        "champion_bb100",
+        "--metrics",
+        "generations_per_min",
+        "--max-runs",
+        "50",
+        "--tracking-uri",
+        uri,
+        "--output-dir",
+        str(tmp / "cmp"),
+        *more,
+    ]
+
+
+def _significant(token: str) -> int:
+    digits = token.lstrip("-").rstrip("kMGT").replace(".", "").lstrip("0")
+    return len(digits.split("e")[0])
+
+
+def test_seventeen_runs_fit_one_line_each_in_100_columns(searches, capsys, monkeypatch):
+    uri, client, tmp = searches
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(_compare_cli(uri, tmp)) == 0
+    out = capsys.readouterr().out
+    lines = [x for x in out.splitlines() if not x.startswith("plot: ")]  # a path is not cut
+    assert max(len(line) for line in lines) <= 100, out
+    runs = list(_truth(client).values())
+    assert len(runs) == 17
+    for run in runs:  # every run on exactly one line, with its short id
+        (line,) = [x for x in lines if run.info.run_id[:8] in x]
+        value = run.data.metrics.get("champion_bb100")
+        cell = "-" if value is None else f"{value:.4g}"
+        assert f" {cell} " in line + " "
+    header = next(x for x in lines if x.lstrip().startswith("#"))
+    assert "ray.address" not in header and "root" not in header
+    assert "p_mutation *" in header and "FAILED" in out
+    # the three searches' "trial 1" are told apart by their sweep label
+    trial_ones = [x.split() for x in lines if " trial 1 " in x]
+    assert sorted(t[2] for t in trial_ones) == ["s1", "s2", "s3"]
+    for sweep in SWEEPS:
+        assert f"= {sweep}" in out
+    assert "ray.address" in out and "--all-params" in out  # named as left out
+    table = [x for x in lines if x[:3].strip().isdigit()]
+    numbers = [t for x in table for t in x.split() if any(c.isdigit() for c in t) and "." in t]
+    assert numbers and all(_significant(t) <= 4 for t in numbers), numbers
+    assert "0.3496857506482932" not in out and "0.112345678901234" not in out
+
+
+def test_all_params_shows_infrastructure_and_a_wide_terminal_every_column(
+    searches, capsys, monkeypatch
+):
+    uri, _, tmp = searches
+    monkeypatch.setenv("COLUMNS", "250")
+    assert main(_compare_cli(uri, tmp, "--all-params")) == 0
+    out = capsys.readouterr().out
+    header = next(x for x in out.splitlines() if x.lstrip().startswith("#"))
+    assert " address " in header and "crossover_policy *" in header
+    assert "address = ray.address" in out and "checkpoint_root" in header
+    assert max(len(x) for x in out.splitlines() if not x.startswith("plot: ")) <= 250
+
+
+def test_the_width_follows_columns_and_piped_output_has_a_default(monkeypatch):
+    from sparring.reporting.console import DEFAULT_WIDTH, terminal_width
+
+    monkeypatch.setenv("COLUMNS", "77")
+    assert terminal_width() == 77
+    monkeypatch.delenv("COLUMNS")
+    assert terminal_width() == DEFAULT_WIDTH  # pytest's stdout is not a terminal
+
+
+def test_csv_json_and_markdown_parse_back_to_the_same_values(searches, capsys, monkeypatch):
+    import csv
+    import io
+
+    uri, client, tmp = searches
+    truth = _truth(client)
+    assert main(_compare_cli(uri, tmp, "--format", "csv")) == 0
+    captured = capsys.readouterr()
+    assert "plot:" in captured.err and "plot:" not in captured.out
+    rows = list(csv.DictReader(io.StringIO(captured.out)))
+    assert len(rows) == 17 and "ray.address" not in rows[0]
+    for row in rows:
+        run = truth[row["run_id"]]
+        assert row["name"] == run.info.run_name and row["status"] == run.info.status
+        value = run.data.metrics.get("champion_bb100")
+        assert (float(row["champion_bb100"]) if row["champion_bb100"] else None) == value
+        if "ga.p_mutation" in run.data.params:
+            assert row["ga.p_mutation"] == run.data.params["ga.p_mutation"]
+
+    assert main(_compare_cli(uri, tmp, "--format", "json")) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["run_id"] for r in data["runs"]] == [r["run_id"] for r in rows]
+    for item in data["runs"]:
+        run = truth[item["run_id"]]
+        assert item["metrics"]["champion_bb100"] == run.data.metrics.get("champion_bb100")
+        assert item["params"].get("ga.crossover_policy", "") == run.data.params.get(
+            "ga.crossover_policy", ""
+        )
+
+    assert main(_compare_cli(uri, tmp, "--format", "markdown")) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    cells = [[c.strip() for c in line.strip("|").split("|")] for line in lines]
+    header, body = cells[0], cells[2:]
+    assert len(body) == 17 and set(cells[1]) <= {"---", "---:"}
+    for row in body:
+        (run_id,) = [r for r in truth if r.startswith(row[header.index("id")])]
+        value = truth[run_id].data.metrics.get("champion_bb100")
+        cell = row[header.index("champion_bb100")]
+        assert cell == "-" if value is None else float(cell) == pytest.approx(value, rel=5e-4)
+
+
+def test_the_plot_leaves_out_a_failed_run_without_the_metric(searches, monkeypatch):
+    import sparring.pipelines.compare as compare_module
+    from sparring.reporting.plots import bars_figure, grouped_bars
+
+    uri, _, tmp = searches
+    drawn = []
+
+    def spy(path, groups, series, *rest):  # the real plot, with its data kept to check
+        drawn.append((groups, series))
+        return grouped_bars(path, groups, series, *rest)
+
+    monkeypatch.setattr(compare_module, "grouped_bars", spy)
+    table = compare(uri, "evolve", "champion_bb100", max_runs=50, output_dir=tmp / "cmp")
+    ((groups, series),) = drawn
+    (failed,) = [r for r in table.runs if r["status"] == "FAILED"]
+    values = dict(zip(groups, series["champion_bb100"], strict=True))
+    (label,) = [g for g in groups if failed["run_id"][:8] in g]
+    assert values[label] is None  # not 0
+    assert all(v is not None for g, v in values.items() if g != label)
+
+    fig = bars_figure(groups, series, "t", "champion_bb100", "run")
+    ax = fig.axes[0]
+    heights = [p.get_height() for p in ax.patches]
+    assert len(heights) == 16 and 0.0 not in heights
+    assert [t.get_text() for t in ax.texts] == ["no value"]
+    (marker,) = [line for line in ax.lines if line.get_marker() == "x"]
+    assert list(marker.get_xdata()) == [groups.index(label)]
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert ticks == list(groups) and all(t.get_rotation() == 90 for t in ax.get_xticklabels())
+
+
+def test_run_names_keep_the_varied_keys_and_leave_out_paths_and_infrastructure():
+    from sparring.runtime.tracking import default_run_name
+
+    overrides = [
+        "ga.population=8",
+        "deals.root=/home/someone/checkouts/a-rather-long-directory-name/sparring/data/deals",
+        "ray.address=auto",
+        "checkpoint_root=s3://bucket/checkpoints/evolve",
+        "generations=30",
+        "ga.p_mutation=0.3496857506482932",
+        "ga.crossover_policy=uniform",
+        "tracking.uri=sqlite:///x.db",
+    ]
+    keys = ["ga.population", "ga.p_mutation", "ga.crossover_policy", "generations", "seed"]
+    name = default_run_name("evolve", "2e47f1aa", overrides, keys)
+    assert name == (
+        "evolve 2e47f1 population=8 generations=30 p_mutation=0.3497 crossover_policy=uniform"
+    )
+    # a short key that another config key would share keeps its prefix
+    clash = default_run_name("evolve", "2e47f1aa", ["ga.seed=3"], ["seed", "ga.seed"])
+    assert clash == "evolve 2e47f1 ga.seed=3"
+    long = default_run_name("evolve", "2e47f1aa", ["notes=" + "x" * 200])
+    assert len(long) <= 120 and long.endswith("…")

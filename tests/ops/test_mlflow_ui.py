@@ -47,7 +47,7 @@ def test_experiment_and_run_pages_show_name_source_datasets_params_metrics(tmp_p
     client = MlflowClient(uri)
     (run,) = client.search_runs([client.get_experiment_by_name("evolve").experiment_id])
     # what the pages must show, as the run records it
-    assert run.info.run_name.startswith("evolve ") and "ga.population=8" in run.info.run_name
+    assert run.info.run_name.startswith("evolve ") and " population=8" in run.info.run_name
     assert "ray.num_cpus" not in run.info.run_name and "tracking.uri" not in run.info.run_name
     assert run.data.tags["mlflow.source.name"] == "pipelines/evolve.py"
     assert sorted(d.dataset.name for d in run.inputs.dataset_inputs) == [

@@ -217,3 +217,32 @@ def test_a_preflop_table_on_s3_feeds_deal_generation(
     a, b = load_deal_set(local["output"]), load_deal_set(remote["output"])
     for field in FIELDS:
         np.testing.assert_array_equal(getattr(a, field), getattr(b, field))
+
+
+def test_a_missing_bucket_is_one_line_before_any_task_and_nothing_is_retried(s3, tmp_path):
+    bucket = f"missing-{os.getpid()}-{int(time.time())}"  # never created on the server
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "pipelines" / "handgen.py"),
+            *DEALS,
+            f"output_root=s3://{bucket}/x",
+            f"storage.endpoint={s3.endpoint}",
+            f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+            "ray.num_cpus=1",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert errors == [
+        f"error: s3://{bucket}/x: the bucket '{bucket}' does not exist at this store; create "
+        "it, or name an existing bucket (check storage.endpoint)"
+    ], proc.stderr[-3000:]
+    assert "\x1b" not in proc.stderr + proc.stdout  # not a terminal: no colour codes
+    assert "write_shard" not in proc.stderr  # no task ran, so none failed or was retried
+    uploads = [line for line in s3.requests().splitlines() if f"PUT /{bucket}" in line]
+    assert uploads == []

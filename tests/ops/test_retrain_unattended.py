@@ -115,14 +115,14 @@ def webhook():
     server.shutdown()
 
 
-def retrain(uri: str, tmp: Path, *extra: str) -> subprocess.CompletedProcess:
+def retrain(uri: str, tmp: Path, *extra: str, model: str = MODEL) -> subprocess.CompletedProcess:
     return subprocess.run(
         [
             sys.executable,
             str(ROOT / "pipelines" / "retrain.py"),
             *TINY,
             "ga.generations=1",
-            f"registry.model_name={MODEL}",
+            f"registry.model_name={model}",
             "retrain.id=2026-12-01",
             f"tracking.uri={uri}",
             "tracking.artifact_root=null",
@@ -180,6 +180,14 @@ def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
     assert client.get_experiment_by_name("evolve") is None  # nothing leaks into `evolve`
     assert decision.info.run_id == posted["run_id"]
     assert decision.data.tags["notify"] == "sent"
+    # What it prints: the challenger's table titled as such, and the decision run (with its
+    # link) last, after the nested evolve's run.
+    out = kept.stdout
+    assert "Challenger on held-out deals" in out and "Champion on held-out deals" not in out
+    printed = re.findall(r"\b[0-9a-f]{32}\b", out)
+    assert printed[-1] == decision.info.run_id and challenger.info.run_id in printed
+    link = f"{mlflow_server}/#/experiments/{decision.info.experiment_id}/runs/{printed[-1]}"
+    assert link in out.replace("\n", "")
 
     # The same id again: the original decision with its numbers, the same exit status, no run.
     again = retrain(mlflow_server, tmp_path, f"notify.url={url}")
@@ -209,6 +217,36 @@ def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
     assert f"[{posted['edge_low']:+.2f}, {posted['edge_high']:+.2f}]" in row
 
 
+def test_a_retrain_without_a_champion_is_refused_before_any_run(mlflow_server, webhook, tmp_path):
+    url, received = webhook
+    client = MlflowClient(mlflow_server)
+    nothing = retrain(mlflow_server, tmp_path, f"notify.url={url}", model="no-champion")
+    assert nothing.returncode == 2, nothing.stderr[-3000:]
+    reason = (
+        "no model 'no-champion' with alias 'champion' in the registry: "
+        "run pipelines/evolve.py first"
+    )
+    assert nothing.stderr.strip() == f"error: {reason}"
+    # A champion of another table size: refused the same way.
+    seed_run = client.create_run(client.create_experiment("seed"))
+    log_champion(client, seed_run.info.run_id, tight_aggressive(), {"table_size": 9})
+    register(client, "nine-seats", seed_run.info.run_id, "champion")
+    other = retrain(mlflow_server, tmp_path, f"notify.url={url}", model="nine-seats")
+    assert other.returncode == 2, other.stderr[-3000:]
+    assert other.stderr.strip() == "error: the champion plays 9 seats; table_size=6"
+
+    experiment = client.get_experiment_by_name("retrain")
+    assert experiment is None or client.search_runs([experiment.experiment_id]) == []
+    assert [(r["decision"], r["exit_status"], r["model"]) for r in received] == [
+        ("refused", 2, "no-champion"),
+        ("refused", 2, "nine-seats"),
+    ]
+    assert received[0]["reason"] == reason and received[0]["retrain_id"] == "2026-12-01"
+    assert received[0]["run_id"] is None  # no run was created
+    assert received[1]["reason"] == "the champion plays 9 seats; table_size=6"
+    assert claims_of(client, claim_key("no-champion", "retrain", "2026-12-01")) == []
+
+
 def test_a_webhook_that_fails_is_reported_not_fatal(tmp_path):
     from sparring.champions.notify import post_json
     from tests.services import free_port
@@ -222,3 +260,22 @@ def test_history_with_no_decisions_says_so(tmp_path, capsys):
     uri = f"sqlite:///{tmp_path / 'empty.db'}"
     assert main(["retrain", "history", "--tracking-uri", uri]) == 0
     assert "no retrain decisions" in capsys.readouterr().out
+
+
+def test_the_webhook_bodies_of_a_refusal_and_a_failure_carry_their_exit_status():
+    from sparring.champions.decisions import failure, refusal
+    from sparring.runtime.errors import UsageError
+
+    assert refusal(UsageError("no champion")) == {
+        "decision": "refused",
+        "exit_status": 2,
+        "reason": "no champion",
+        "run_id": None,
+    }
+    # the launcher exits 1 on a bug (a traceback) and 2 on an error it prints in one line
+    assert failure(RuntimeError("boom")) == {
+        "decision": "failed",
+        "exit_status": 1,
+        "error": "RuntimeError('boom')",
+    }
+    assert failure(UsageError("shards not visible"))["exit_status"] == 2

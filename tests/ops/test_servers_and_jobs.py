@@ -9,6 +9,7 @@ from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
+from sparring.launch.submit import EXCLUDES
 from sparring.runtime.tracking import tracked_run
 from tests.services import free_port, wait_for
 
@@ -61,7 +62,7 @@ def test_job_submitted_to_a_real_head_succeeds_and_logs_to_mlflow(tmp_path):
     try:
         wait_for(f"http://127.0.0.1:{dash}/api/version", 120)
         db = tmp_path / "jobs.db"
-        runtime_env = {"excludes": ["data", "outputs", "multirun", "mlartifacts", "*.db"]}
+        runtime_env = {"excludes": EXCLUDES}  # anchored: the package data goes along
         submit = subprocess.run(
             [
                 str(BIN / "ray"),

@@ -9,15 +9,20 @@ import re
 import signal
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
 
+from sparring.launch.submit import prepare, shipped
 from sparring.poker.preflop import PREFLOP_SPEC
 from sparring.runtime.datasets import read_table
+from sparring.runtime.net import stop_group
 from sparring.runtime.provenance import git_commit, git_dirty, lock_digest
-from tests.services import free_port, wait_for
+from tests.services import _ray_start, free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -103,6 +108,11 @@ def test_the_readme_tryout_runs_the_submitted_code_and_records_where_it_came_fro
             ["equity", "output=/tmp/x.parquet", "tracking.uri=sqlite:////tmp/m.db"],
             "tracking.artifact_root=mlartifacts is a relative path",
         ),
+        (["tune", "storage=/tmp/t"], "best_dir=null writes to conf/best: a submitted job"),
+        (
+            ["league", "deals.root=/d", "checkpoint_root=/c"],
+            "league.cache_dir=data/league/cache is a relative path",
+        ),
         (["nope"], "pipeline=nope is not allowed: expected one of compare, eleusis_bench"),
         (["evolve", "ga.population=1"], "ga.population=1 is not allowed"),
     ],
@@ -140,3 +150,319 @@ def test_a_dry_run_shows_the_job_with_the_cluster_defaults():
         "exec python pipelines/evolve.py ray=cluster tracking=server deals.root=s3://b/deals "
         "checkpoint_root=s3://b/ck ga.population=32"
     )
+
+
+def test_a_dry_run_of_a_pipeline_without_ray_adds_no_ray_group():
+    done = subprocess.run(
+        [str(BIN / "sparring"), "submit", "--dry-run", "compare", "output_dir=/tmp/c"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith(
+        "exec python pipelines/compare.py tracking=server output_dir=/tmp/c"
+    )
+
+
+def test_a_dry_run_lists_what_is_shipped_with_counts_sizes_and_the_largest_files():
+    done = subprocess.run(
+        [str(BIN / "sparring"), "submit", "--dry-run", "equity", "output=/tmp/x.parquet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    [work] = [line for line in lines if line.startswith(f"working_dir {ROOT}: ")]
+    [package] = [
+        line for line in lines if line.startswith(f"py_modules {ROOT / 'src' / 'sparring'}: ")
+    ]
+    assert re.search(r": \d+ files, [\d.]+ (B|KiB|MiB)$", work) and re.search(r"files", package)
+    after = lines[lines.index(package) + 1 : lines.index(package) + 6]
+    assert any(line.strip().endswith("poker/data/preflop_equity.parquet") for line in after), after
+
+
+# --- what is shipped ---------------------------------------------------------------------------
+
+
+def _tracked(under: str = ".") -> set[Path]:
+    out = subprocess.run(
+        ["git", "ls-files", "-z", under], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    return {ROOT / name for name in out.split("\0") if name and (ROOT / name).is_file()}
+
+
+def test_the_shipped_trees_hold_the_package_data_and_every_tracked_file_and_no_store():
+    job = prepare("handgen", ["output_root=/tmp/deals"])
+    [work, package] = shipped(job.runtime_env)
+    assert (work.kind, package.kind) == ("working_dir", "py_modules")
+    data = ROOT / "src" / "sparring" / "poker" / "data"
+    for name in ("preflop_equity.parquet", "preflop_equity.parquet.sha256"):
+        assert data / name in package.files and data / name in work.files
+    assert _tracked("src/sparring") <= set(package.files)
+    assert _tracked() <= set(work.files), sorted(map(str, _tracked() - set(work.files)))[:5]
+    # what is left out is the checkout's own: version control, environments, data and stores
+    for top in (".git", ".venv", "data", "mlruns", "mlartifacts"):
+        assert not any(p.is_relative_to(ROOT / top) for p in work.files), top
+    assert not [
+        p
+        for p in work.files
+        if p.parent == ROOT and p.name.endswith((".db", ".lock")) and p.name != "uv.lock"
+    ]
+    assert not [p for p in work.files if "__pycache__" in p.parts]
+
+
+# --- jobs on a loopback head -------------------------------------------------------------------
+
+
+@dataclass
+class Head:
+    dashboard: str  # http://127.0.0.1:<port>
+    env: dict[str, str]  # what a client of the head needs (token auth, the project's PATH)
+
+
+@pytest.fixture(scope="module")
+def head(tmp_path_factory) -> Iterator[Head]:
+    """A Ray head on loopback (token auth, 2 CPUs, the project's python first on PATH), ended
+    by its process group afterwards (never `ray stop`)."""
+    env = {
+        **os.environ,
+        "RAY_AUTH_MODE": "token",
+        "RAY_USAGE_STATS_ENABLED": "0",
+        "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
+    }
+    env.pop("RAY_ADDRESS", None)
+    dash = free_port()
+    proc = _ray_start(
+        [
+            "--head",
+            f"--port={free_port()}",
+            "--num-cpus=2",
+            "--node-ip-address=127.0.0.1",
+            "--dashboard-host=127.0.0.1",
+            f"--dashboard-port={dash}",
+            f"--dashboard-agent-listen-port={free_port()}",
+        ],
+        env,
+        tmp_path_factory.mktemp("head") / "head.log",
+    )
+    try:
+        wait_for(f"http://127.0.0.1:{dash}/api/version", 180)
+        yield Head(f"http://127.0.0.1:{dash}", env)
+    finally:
+        stop_group(proc, grace_s=60)  # `ray start --block` tears its node down on SIGTERM
+
+
+def _store(root: Path) -> list[str]:
+    return [
+        f"tracking.uri=sqlite:///{root / 'mlflow.db'}",
+        f"tracking.artifact_root={root / 'art'}",
+    ]
+
+
+def _submit(head: Head, job_id: str, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [
+            str(BIN / "sparring"),
+            "submit",
+            "--address",
+            head.dashboard,
+            "--submission-id",
+            job_id,
+            *args,
+        ],
+        env=head.env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def _run_of(root: Path, experiment: str, job_id: str):
+    client = MlflowClient(f"sqlite:///{root / 'mlflow.db'}")
+    found = client.search_runs(
+        [client.get_experiment_by_name(experiment).experiment_id],
+        filter_string=f"tags.ray_job_id = '{job_id}'",
+    )
+    assert len(found) == 1, (experiment, job_id, found)
+    return found[0]
+
+
+def test_a_submitted_handgen_job_reads_the_shipped_package_data_and_links_its_job(head, tmp_path):
+    job_id = f"handgen-{int(time.time())}"
+    done = _submit(
+        head,
+        job_id,
+        "handgen",
+        "deals=20",
+        "shard_size=10",
+        "equity_trials=50",
+        f"output_root={tmp_path / 'deals'}",
+        *_store(tmp_path),
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == 0 and f"job {job_id}: SUCCEEDED" in said, said[-3000:]
+    [made] = [p for p in (tmp_path / "deals").iterdir() if p.is_dir()]
+    assert len(list(made.glob("part-*.parquet"))) == 2
+    run = _run_of(tmp_path, "handgen", job_id)
+    assert run.info.status == "FINISHED" and run.data.tags["mlflow.source.type"] == "JOB"
+    assert f"Ray job: {head.dashboard}/#/jobs/{job_id}" in said
+
+
+def test_a_plain_ray_job_submit_with_ray_local_joins_the_jobs_cluster(head, tmp_path):
+    job_id = f"plain-{int(time.time())}"
+    done = subprocess.run(
+        [
+            str(BIN / "ray"),
+            "job",
+            "submit",
+            "--address",
+            head.dashboard,
+            "--submission-id",
+            job_id,
+            "--working-dir",
+            str(ROOT),
+            "--",
+            "python",
+            "pipelines/equity.py",
+            "ray=local",
+            "trials=200",
+            "classes=[AA]",
+            "opponents=[1]",
+            f"output={tmp_path / 'eq.parquet'}",
+            *_store(tmp_path),
+        ],
+        cwd=ROOT,
+        env=head.env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == 0 and "succeeded" in said, said[-3000:]
+    assert "Traceback" not in said and "RuntimeEnvSetupError" not in said
+    assert read_table(tmp_path / "eq.parquet", PREFLOP_SPEC).num_rows == 1
+    run = _run_of(tmp_path, "equity", job_id)
+    assert run.info.status == "FINISHED"
+    assert f"Ray job: {head.dashboard}/#/jobs/{job_id}" in said
+
+
+# Every pipeline `make run` runs, with the Makefile's tiny settings (or smaller) and every output
+# on an absolute path under the test's directory ({out}); the last field is an output it leaves.
+MAKE_RUN = [
+    ("equity", ["trials=1000", "output={out}/preflop.parquet"], "preflop.parquet"),
+    ("handgen", ["deals=40", "seed=1", "output_root={out}/deals"], "deals"),
+    (
+        "evolve",
+        ["ga.population=8", "ga.generations=2", "deals.train=30", "deals.heldout=60"],
+        "ck/evolve",
+    ),
+    (
+        "validate",
+        [
+            "seeds=2",
+            "hands=[25,50]",
+            "reference_hands=500",
+            "drift.runs=2",
+            "match.games=10",
+            "match.series=1",
+            "output={out}/validate.parquet",
+        ],
+        "validate.parquet",
+    ),
+    (
+        "search_bench",
+        ["depths=[1,2]", "time_s=0.2", "match.seeds=1", "output_dir={out}/search_bench"],
+        "search_bench",
+    ),
+    (
+        "eleusis_bench",
+        ["seeds=2", "cap=5000", "scientists=[frequency,oracle]", "output={out}/eleusis.parquet"],
+        "eleusis.parquet",
+    ),
+    (
+        "retrain",
+        [
+            "ga.population=8",
+            "ga.generations=2",
+            "deals.train=30",
+            "deals.heldout=60",
+            "retrain.checkpoint_root={out}/ck/retrain",
+            "league.cache_dir={out}/league",
+        ],
+        "ck/retrain",
+    ),
+    (
+        "league",
+        ["deals.heldout=60", "league.bootstrap=20", "league.cache_dir={out}/league"],
+        "league",
+    ),
+    (
+        "compare",
+        ["experiment=evolve", "metric=champion_bb100", "output_dir={out}/compare"],
+        "compare",
+    ),
+    (
+        "tune",
+        [
+            "hparams_search=ga_smoke",
+            "trials=2",
+            "concurrency=1",
+            "storage={out}/tune",
+            "best_dir={out}/best",
+        ],
+        "best",
+    ),
+]
+# Where the GA pipelines keep deals and checkpoints (their Makefile steps use the defaults).
+GA_PATHS = ["deals.root={out}/deals", "checkpoint_root={out}/ck/evolve"]
+
+
+def _runs_of_job(root: Path, job_id: str) -> list:
+    client = MlflowClient(f"sqlite:///{root / 'mlflow.db'}")
+    ids = [e.experiment_id for e in client.search_experiments()]
+    return client.search_runs(ids, filter_string=f"tags.ray_job_id = '{job_id}'")
+
+
+# The pipelines that read package data (deals from the shipped preflop table) and one of each
+# other kind (a body without Ray, a Ray Tune search) run in every test run; the rest (plain Ray
+# maps to Parquet, like the equity job above) with the slow tests. Together: all of `make run`.
+PACKAGE_DATA_AND_KINDS = ["evolve", "retrain", "league", "compare", "tune"]
+REST = ["equity", "handgen", "validate", "search_bench", "eleusis_bench"]
+
+
+def test_the_submitted_sequences_cover_every_pipeline_of_make_run():
+    makefile = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    ran = set(re.findall(r"pipelines/(\w+)\.py", makefile)) | {"tune"}  # tune: `sparring tune`
+    assert ran == {name for name, _, _ in MAKE_RUN} == {*PACKAGE_DATA_AND_KINDS, *REST}
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        pytest.param(PACKAGE_DATA_AND_KINDS, id="package-data-and-kinds"),
+        pytest.param(REST, id="rest", marks=pytest.mark.slow),
+    ],
+)
+def test_pipelines_of_make_run_run_as_submitted_jobs_with_absolute_outputs(head, tmp_path, names):
+    stamp = int(time.time())
+    for pipeline, args, leaves in [step for step in MAKE_RUN if step[0] in names]:
+        # tune has no deals.root: its trials keep the tuned pipeline's (not checked by submit yet)
+        extra = GA_PATHS if pipeline in ("evolve", "retrain", "league") else []
+        job_id = f"{pipeline}-{stamp}"
+        given = [a.format(out=tmp_path) for a in [*args, *extra]]
+        done = _submit(head, job_id, pipeline, *given, *_store(tmp_path))
+        said = done.stdout + done.stderr
+        runs = _runs_of_job(tmp_path, job_id)
+        assert runs, (pipeline, said[-3000:])
+        if pipeline == "retrain" and done.returncode != 0:  # exit 10: the champion was kept
+            assert f"job {job_id}: FAILED" in said, said[-3000:]
+            assert runs[0].data.tags.get("decision") == "kept"
+        else:
+            assert done.returncode == 0 and f"job {job_id}: SUCCEEDED" in said, said[-3000:]
+        assert all(r.info.status == "FINISHED" for r in runs), (pipeline, runs)
+        made = tmp_path / leaves
+        assert made.exists() and (made.is_file() or any(made.iterdir())), (pipeline, made)
+        # compare opens no Ray, so it knows no dashboard
+        assert f"Ray job: {head.dashboard}/#/jobs/{job_id}" in said or pipeline == "compare"

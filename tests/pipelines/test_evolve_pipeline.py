@@ -154,6 +154,9 @@ def test_a_short_run_beats_the_calling_station_table(ray_session, pipeline_confi
         ("deals.heldout_seed=1", "deals.heldout_seed=1 is not allowed: expected a seed other"),
         ("resume=maybe", "resume=maybe is not allowed: expected true or false"),
         ("ga.generation=3", "ga.generation is not a known key"),
+        ("registry.alias=latest", "registry.alias=latest is not allowed: expected null or a name"),
+        ("registry.alias=v2", "registry.alias=v2 is not allowed"),
+        ("registry.alias='a b'", "registry.alias='a b' is not allowed"),
     ],
 )
 def test_bad_config_is_refused(override, message):

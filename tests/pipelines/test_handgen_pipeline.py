@@ -125,3 +125,37 @@ def test_shards_a_driver_cannot_see_are_reported_in_one_line(
     with pytest.raises(UsageError, match=r"1 of 3 shards written under .* not visible from this "
                        r"driver \(e\.g\. part-00001\).*use s3://"):  # fmt: skip
         check_visible(settings, locate(tmp_path), settings.shards)
+
+
+def test_what_handgen_prints_is_what_it_did(ray_session, pipeline_config, tmp_path, capsys):
+    cfg = pipeline_config(
+        "handgen",
+        "deals=40",
+        "shard_size=50",
+        "table_size=4",
+        "equity_trials=40",
+        f"output_root={tmp_path}",
+    )
+    metrics = run(cfg)["metrics"]
+    out = capsys.readouterr().out
+    assert "handgen: 40 deals in 1 shard" in out and "shards of 50" not in out
+    cores = metrics["cpus"]
+    assert metrics["deals_per_s_per_core"] == pytest.approx(metrics["deals_per_s"] / cores)
+    assert metrics["deals_per_s_per_core"] <= metrics["deals_per_s"]
+    # one shard on two cores: a working core is faster than the cluster's rate per core
+    assert metrics["deals_per_task_s"] > metrics["deals_per_s_per_core"]
+
+
+def test_the_throughput_figures_mean_what_their_names_say():
+    from sparring.services.dealsets import rates, shards_label
+
+    # 40 deals (96,000 equity trials) in 10 s on 2 cores whose tasks worked 5 s in all
+    assert rates(40, 96_000, 10.0, 5.0, 2) == {
+        "deals_per_s": 4.0,
+        "deals_per_s_per_core": 2.0,
+        "deals_per_task_s": 8.0,
+        "equity_trials_per_s_per_core": 4_800.0,
+    }
+    assert shards_label([(0, 0, 40)]) == "40 deals in 1 shard"
+    assert shards_label([(0, 0, 50), (1, 50, 50), (2, 100, 20)]) == "120 deals in 3 shards"
+    assert shards_label([]) == "0 deals in 0 shards"

@@ -50,3 +50,23 @@ def test_only_top_level_runs_and_the_registered_champions(tmp_path):
     champions = text.split("Registered champions")[1]
     assert "sparring-holdem-champion" in champions and "@champion" in champions
     assert "v1" in champions and "retrain" not in champions  # a claim is not a champion
+
+
+def test_every_alias_and_the_newest_version_without_one(tmp_path):
+    from sparring.champions.registry import register
+    from sparring.cli.results import champions
+    from tests.pipelines.test_champion_alias import champion_runs
+
+    client, runs = champion_runs(tmp_path, 4)
+    model = "sparring-holdem-champion"
+    register(client, model, runs[0], "champion")  # v1 @champion
+    register(client, model, runs[1], "staging")  # v2 @staging
+    client.set_registered_model_alias(model, "best", "2")  # v2 holds two aliases
+    register(client, model, runs[2], None)  # v3, v4: ad-hoc runs, no alias
+    register(client, model, runs[3], None)
+    rows = {(alias, version) for _, alias, version, _ in champions(client)}
+    assert {("@champion", "v1"), ("@best", "v2"), ("@staging", "v2")} <= rows
+    # the newest version is shown, marked as holding no alias (not taken for the champion)
+    assert ("(no alias)", "v4 (newest)") in rows and len(rows) == 4
+    text = results(client.tracking_uri)
+    assert "@champion" in text and "v4 (newest)" in text

@@ -1,11 +1,14 @@
 """parallel_map on the session's real local Ray."""
 
 import os
+import uuid
 
 import numpy as np
 import pytest
 
+from sparring.runtime.errors import ConfigError, one_line
 from sparring.runtime.parallel import parallel_map
+from sparring.runtime.storage import StorageError
 from sparring.seeding import task_rng
 
 
@@ -66,3 +69,32 @@ def test_tasks_report_the_node_that_ran_them(ray_session):
     parallel_map(scale, [np.ones(2)] * 4, shared={"factor": 2.0}, progress=False)
     assert nodes_used(reset=True) == {ray.get_runtime_context().get_node_id()}
     assert nodes_used() == set()  # reset
+
+
+def refused(item, marker_dir):
+    # Counts its attempts; item 2 meets a store that cannot be used, which no retry can cure.
+    open(os.path.join(marker_dir, f"attempt-{item}-{uuid.uuid4().hex}"), "w").close()
+    if item == 2:
+        raise StorageError(f"s3://b/part-{item}: cannot be written (NO_SUCH_BUCKET)")
+    if item == 3:
+        raise ConfigError("deals", 0, "an integer >= 1")
+    return item
+
+
+def test_an_expected_failure_is_raised_as_its_cause_once_and_never_retried(ray_session, tmp_path):
+    with pytest.raises(StorageError) as info:
+        parallel_map(refused, [1, 2], shared={"marker_dir": str(tmp_path)}, progress=False)
+    assert type(info.value) is StorageError  # not Ray's wrapper, whose text is the task's name
+    assert str(info.value) == "s3://b/part-2: cannot be written (NO_SUCH_BUCKET)"
+    assert len(list(tmp_path.glob("attempt-2-*"))) == 1  # max_retries=2 did not apply
+    with pytest.raises(ConfigError) as config:
+        parallel_map(refused, [3], shared={"marker_dir": str(tmp_path)}, progress=False)
+    assert str(config.value) == "deals=0 is not allowed: expected an integer >= 1"
+    assert one_line(config.value) == str(config.value)
+
+
+def test_a_bug_in_a_task_is_raised_as_itself_without_colour_codes(ray_session):
+    with pytest.raises(ValueError) as info:
+        parallel_map(always_fails, [2], max_retries=0, progress=False)
+    assert str(info.value) == "bad item 2" and "\x1b" not in str(info.value)
+    assert "ray::always_fails" in str(info.value.__cause__)  # the remote traceback, chained

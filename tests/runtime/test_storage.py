@@ -154,3 +154,21 @@ def test_a_writer_killed_mid_upload_leaves_no_object(s3, s3_bucket):
     assert "POST /" + bucket + "/big.bin?uploadId=" not in log  # never completed
     options = storage.StorageOptions(endpoint=s3.endpoint)
     assert not locate(target, options).exists() and locate(s3_bucket, options).glob("*") == []
+
+
+def test_a_root_that_cannot_be_written_is_one_line_before_any_write(s3, s3_bucket, tmp_path):
+    on_s3 = storage.StorageOptions(endpoint=s3.endpoint)
+    locate(f"{s3_bucket}/deals/new", on_s3).check_writable()  # an existing bucket: fine
+    locate(str(tmp_path / "not" / "yet"), on_s3).check_writable()  # made on the first write
+    with pytest.raises(StorageError) as info:
+        locate("s3://no-such-bucket-here/deals", on_s3).check_writable()
+    assert str(info.value) == (
+        "s3://no-such-bucket-here/deals: the bucket 'no-such-bucket-here' does not exist at "
+        "this store; create it, or name an existing bucket (check storage.endpoint)"
+    )
+    (tmp_path / "file").write_text("")
+    with pytest.raises(StorageError, match=r"/file is a file, not a directory$"):
+        locate(str(tmp_path / "file" / "deals")).check_writable()
+    nowhere = storage.StorageOptions(endpoint="http://127.0.0.1:9")  # nothing listens
+    with pytest.raises(StorageError, match=r"s3://nowhere: cannot be reached"):
+        locate("s3://nowhere/x", nowhere).check_writable()

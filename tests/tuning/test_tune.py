@@ -3,6 +3,7 @@ an MLflow child run, the best config rerun exactly, a killed search resumed."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -29,6 +30,46 @@ def children(uri: str, search_id: str, status: str | None = None):
     )
     kids = [r for r in runs if "mlflow.parentRunId" in r.data.tags]
     return [r for r in kids if status is None or r.info.status == status]
+
+
+def assert_trials_closed(uri: str, search_id: str, records) -> None:
+    """After a search: no child run is RUNNING, and every trial has its last reported
+    objective and step on its run (a stopped one under the objective's own name too, at its
+    step: what ``compare --sweep`` shows)."""
+    kids = children(uri, search_id)
+    assert [k.info.status for k in kids if k.info.status == "RUNNING"] == []
+    runs = {k.data.tags[TRIAL_TAG]: k for k in kids if "sparring.ended_by" not in k.data.tags}
+    client = MlflowClient(uri)
+    for record in records:
+        run = runs[record.trial_id]
+        assert run.data.metrics["trial_objective"] == pytest.approx(record.objective)
+        assert run.data.metrics["trial_step"] == record.step
+        history = client.get_metric_history(run.info.run_id, "champion_bb100_vs_mixed")
+        assert history and history[-1].value == pytest.approx(record.objective)
+        if record.state == "stopped":
+            assert history[-1].step == record.step
+
+
+def assert_best_file_is_trial_config(uri: str, search_id: str, best_dir: Path, trial_id) -> None:
+    """``+best=<search-id>`` composes exactly the config its trial ran: every key of evolve's
+    composed config equals the best trial's recorded param, and there are no others (tracking
+    and the preset's trial-only key ``registry.register`` aside)."""
+    from sparring.config import to_typed
+    from sparring.runtime.config import flatten
+    from tests.configs import compose_config
+
+    trial_only = {"registry.register"}
+    searchpath = f"hydra.searchpath=[file://{best_dir.parent}]"
+    config = to_typed(compose_config("evolve", f"+best={search_id}", searchpath))
+    composed = {
+        k: str(v)
+        for k, v in flatten(config).items()
+        if not k.startswith("tracking.") and k not in trial_only
+    }
+    runs = [r for r in children(uri, search_id, "FINISHED") if r.data.tags[TRIAL_TAG] == trial_id]
+    assert len(runs) == 1
+    recorded = {k: v for k, v in runs[0].data.params.items() if k not in trial_only}
+    assert composed == recorded
 
 
 def test_tpe_search_four_trials_two_at_once(pipeline_config, tmp_path, monkeypatch, mlflow_store):
@@ -65,6 +106,8 @@ def test_tpe_search_four_trials_two_at_once(pipeline_config, tmp_path, monkeypat
     best = out["best"]
     assert best.state == "finished"
     assert parent.data.metrics["best_objective"] == best.objective
+    assert_trials_closed(uri, "tpe4", out["trials"])
+    assert_best_file_is_trial_config(uri, "tpe4", tmp_path / "best", best.trial_id)
 
     # The best config file composes with evolve and reproduces the best trial exactly.
     from sparring.config import to_typed
@@ -138,11 +181,14 @@ def test_asha_stops_a_trial_early(pipeline_config, tmp_path, monkeypatch, mlflow
         assert run.data.tags["sparring.stopped_by"].startswith("asha at step")
         assert run.data.tags["trial_state"] == "stopped"
     assert out["metrics"]["trials_stopped"] == len(stopped)
+    assert_trials_closed(mlflow_store["uri"], "asha", out["trials"])
 
 
 def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
-    """Kill the search (the driver, SIGKILL) after two trials finished; the resumed search
-    reruns neither of them and ends with every trial finished once."""
+    """Kill the search (the driver, SIGKILL) after two trials finished; resumed without naming
+    its preset, it reruns neither of them, runs the rest with the stored preset (not the
+    default ga_tpe), refuses in one line an override that would change it, and ends with every
+    trial finished once, no run RUNNING and a best file that composes its trial's config."""
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     args = [
         sys.executable,
@@ -173,10 +219,36 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
         first.wait()
     done_before = {r.data.tags[TRIAL_TAG] for r in children(uri, "killed", "FINISHED")}
     assert len(done_before) >= 2 and len(done_before) < 4
+    saved = json.loads((tmp_path / "tune" / "killed" / "sparring_search.json").read_text())
+    assert saved["hparams_search"]["name"] == "ga_smoke" and saved["trials"] == 4
+    assert saved["hparams_search"]["fixed"]["ga.generations"] == 6
+    assert saved["hparams_search"]["scheduler"]["asha"] is False
+    resume = [a for a in args if not a.startswith("hparams_search")] + ["resume=true"]
+    started = len(children(uri, "killed"))
+    for change, stored in (
+        ("hparams_search=ga_tpe", "hparams_search=ga_smoke"),
+        ("hparams_search.scheduler.asha=true", "hparams_search.scheduler.asha=false"),
+        ("trials=8", "trials=4"),
+    ):
+        refused = subprocess.run(
+            [*resume, change], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert refused.returncode == 2, refused.stderr[-2000:]
+        assert refused.stderr.strip().splitlines() == [
+            f"error: {change} is not allowed with resume=true: search killed keeps the "
+            f"{stored} it started with (leave it out, or start a new search_id)"
+        ]
+        assert refused.stdout == ""  # before Ray and the search's first line
+    assert len(children(uri, "killed")) == started
     second = subprocess.run(
-        [*args, "resume=true"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+        resume, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
     )
     assert second.returncode == 0, second.stderr[-3000:]
+    assert [r.info.status for r in children(uri, "killed", "RUNNING")] == []
+    for run in children(uri, "killed"):  # every trial ran ga_smoke's evolutions
+        assert run.data.params["ga.generations"] == "6", run.data.tags[NUMBER_TAG]
+        assert run.data.params["deals.heldout"] == "100"
+        assert "trial_objective" in run.data.metrics or "sparring.ended_by" in run.data.tags
     runs = children(uri, "killed", "FINISHED")
     ids = [r.data.tags[TRIAL_TAG] for r in runs]
     assert len(ids) == 4 and len(set(ids)) == 4  # every trial finished exactly once
@@ -190,7 +262,9 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
         filter_string="tags.sweep_parent = 'true'",
     )
     assert len(parents) == 1 and parents[0].info.status == "FINISHED"
-    assert (tmp_path / "best" / "killed.yaml").exists()
+    best_number = parents[0].data.tags["best_trial"]
+    (best_id,) = [r.data.tags[TRIAL_TAG] for r in runs if r.data.tags[NUMBER_TAG] == best_number]
+    assert_best_file_is_trial_config(uri, "killed", tmp_path / "best", best_id)
 
 
 BAD_SPACES = {

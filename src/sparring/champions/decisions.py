@@ -5,7 +5,8 @@ otherwise) that finished has decided when its ``decision`` tag is ``promoted`` o
 metrics hold the edge (``edge_bb100``, ``edge_low``, ``edge_high``) and its tags the versions
 (``champion_version``, ``new_version``). ``decisions`` finds them (the history, and a rerun of a
 decided id), ``result_of`` reads one back as the retrain pipeline returns it, and
-``exit_status`` / ``payload`` say how a result ends the process and what its webhook carries.
+``exit_status`` / ``payload`` say how a result ends the process and what its webhook carries
+(``refusal`` and ``failure``: the webhook of a retrain refused before any run, or failed).
 """
 
 from __future__ import annotations
@@ -15,18 +16,22 @@ from typing import Any
 from mlflow.entities import Run
 from mlflow.tracking import MlflowClient
 
+from sparring.runtime.errors import EXIT_USAGE, UsageError, one_line
+
 __all__ = [
     "DECISIONS",
     "EXIT_STATUS",
     "EXPERIMENT",
     "decisions",
     "exit_status",
+    "failure",
     "payload",
+    "refusal",
     "result_of",
 ]
 
 EXPERIMENT = "retrain"
-EXIT_STATUS = {"promoted": 0, "kept": 10, "failed": 1}
+EXIT_STATUS = {"promoted": 0, "kept": 10, "failed": 1, "refused": EXIT_USAGE}
 DECISIONS = ("promoted", "kept")
 
 
@@ -83,4 +88,25 @@ def payload(result: dict[str, Any]) -> dict[str, Any]:
         "heldout_deals": int(metrics["heldout_deals"]),
         "champion_version": result["champion_version"],
         "new_version": result["new_version"],
+    }
+
+
+def refusal(exc: UsageError) -> dict[str, Any]:
+    """What the webhook says of a retrain refused before any work: no run was created."""
+    return {
+        "decision": "refused",
+        "exit_status": EXIT_STATUS["refused"],
+        "reason": one_line(exc),
+        "run_id": None,
+    }
+
+
+def failure(exc: BaseException) -> dict[str, Any]:
+    """What the webhook says of a retrain whose run failed: the error in one line and the exit
+    status the launcher gives it (2 for an expected failure printed in one line, else 1)."""
+    line = one_line(exc)
+    return {
+        "decision": "failed",
+        "exit_status": EXIT_USAGE if line is not None else EXIT_STATUS["failed"],
+        "error": line or repr(exc),
     }

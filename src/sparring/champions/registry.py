@@ -2,7 +2,9 @@
 
 A version's artifacts are ``chromosome.npy`` ((540, 2) int8, ``np.load(allow_pickle=False)``)
 and ``champion.json`` (table size, preflop factors, fitness, benchmark). The alias (default
-``champion``) names the version retraining starts from and must beat to be replaced.
+``champion``) names the version retraining starts from and must beat to be replaced: only the
+first registration sets it unasked (``if_free``); after that retraining's guarded promotion
+moves it, or a registration that names it explicitly.
 """
 
 from __future__ import annotations
@@ -29,17 +31,38 @@ def log_champion(
     return f"runs:/{run_id}/champion"
 
 
-def register(client: MlflowClient, name: str, run_id: str, alias: str | None) -> str:
-    """Register ``runs:/<run>/champion`` as a new version of ``name``; point ``alias`` at it."""
+def register(
+    client: MlflowClient, name: str, run_id: str, alias: str | None, *, if_free: bool = False
+) -> str:
+    """Register ``runs:/<run>/champion`` as a new version of ``name``; point ``alias`` at it
+    (with ``if_free``, only when no version holds ``alias`` yet: the first champion). Returns
+    the new version.
+
+    ``if_free`` reads, then sets: two registrations racing for a free alias both set it and the
+    later wins (MLflow has no compare-and-set of an alias); each is still a version."""
     try:
         client.create_registered_model(name)
     except MlflowException as exc:
         if "already exists" not in str(exc).lower() and "RESOURCE_ALREADY_EXISTS" not in str(exc):
             raise
     version = client.create_model_version(name, f"runs:/{run_id}/champion", run_id=run_id)
-    if alias:
+    if alias and not (if_free and alias_holder(client, name, alias) is not None):
         client.set_registered_model_alias(name, alias, version.version)
     return str(version.version)
+
+
+def alias_holder(client: MlflowClient, name: str, alias: str) -> str | None:
+    """The version of ``name`` that ``alias`` points at, or None (no such alias or model)."""
+    try:
+        return str(client.get_model_version_by_alias(name, alias).version)
+    except MlflowException as exc:
+        # only "not there" means free: an unreachable store must not read as a free alias
+        if exc.error_code in _ABSENT:
+            return None
+        raise
+
+
+_ABSENT = ("RESOURCE_DOES_NOT_EXIST", "INVALID_PARAMETER_VALUE")  # no model; no such alias
 
 
 def load_champion(client: MlflowClient, artifact_uri: str) -> tuple[np.ndarray, dict[str, Any]]:

@@ -44,15 +44,29 @@ def _pick(metrics: dict[str, float], patterns: tuple[str, ...]) -> list[str]:
 
 
 def champions(client: MlflowClient) -> list[list[str]]:
-    """Rows (model, alias, version, source run) for every alias of every registered model."""
+    """Rows (model, alias, version, source run) for every alias of every registered model, then
+    its newest version when that holds no alias (``(no alias)``, ``v4 (newest)``): an ad-hoc
+    evolve registers a version without replacing the champion, and must not read as one."""
     rows = []
     for model in client.search_registered_models():
         if CLAIM_TAG in (model.tags or {}):
             continue
-        for alias, version in sorted((model.aliases or {}).items()):
-            source = client.get_model_version(model.name, str(version)).run_id or "-"
-            rows.append([model.name, f"@{alias}", f"v{version}", source[:8]])
+        aliases = model.aliases or {}
+        for alias, version in sorted(aliases.items()):
+            rows.append(
+                [model.name, f"@{alias}", f"v{version}", _source(client, model.name, version)]
+            )
+        versions = client.search_model_versions(f"name = '{model.name}'")
+        newest = max((int(v.version) for v in versions), default=None)
+        if newest is not None and str(newest) not in {str(v) for v in aliases.values()}:
+            source = _source(client, model.name, newest)
+            rows.append([model.name, "(no alias)", f"v{newest} (newest)", source])
     return rows
+
+
+def _source(client: MlflowClient, model: str, version: object) -> str:
+    """The short id of the run a version was registered from (``-`` when none)."""
+    return (client.get_model_version(model, str(version)).run_id or "-")[:8]
 
 
 def results(tracking_uri: str = "sqlite:///mlflow.db") -> str:

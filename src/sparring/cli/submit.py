@@ -6,7 +6,14 @@ import argparse
 import os
 import sys
 
-from sparring.launch.submit import DEFAULT_ADDRESS, follow, prepare, send
+from sparring.launch.submit import (
+    DEFAULT_ADDRESS,
+    describe_shipped,
+    follow,
+    prepare,
+    send,
+    shipped,
+)
 
 HELP = "run a pipeline as a Ray job that carries this checkout's code"
 DESCRIPTION = """\
@@ -42,7 +49,12 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     sub.add_argument(
         "--no-wait", action="store_true", help="print the job id and return (default: follow it)"
     )
-    sub.add_argument("--dry-run", action="store_true", help="check and show the job; send nothing")
+    sub.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the job and show what it ships (files, sizes, the largest) and runs; "
+        "send nothing",
+    )
     sub.add_argument("pipeline", help="evolve, handgen, equity, retrain, tune, ...")
     sub.add_argument("overrides", nargs=argparse.REMAINDER, help="Hydra overrides")
     sub.set_defaults(func=run)
@@ -56,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     if args.dry_run:
+        for line in describe_shipped(shipped(job.runtime_env)):
+            print(line)
         print(job.entrypoint)
         return 0
     job_id = send(job, args.address, args.submission_id)

@@ -3,9 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from sparring.config import checks
 from sparring.config.common import StorageConfig, TrackingConfig
+
+
+class OutputFormat(StrEnum):
+    """How the comparison prints: a table fitted to the terminal, or for scripts."""
+
+    table = "table"
+    csv = "csv"
+    json = "json"
+    markdown = "markdown"
+
+
+class ParamsShown(StrEnum):
+    """Which differing params the comparison shows."""
+
+    differing = "differing"  # those that change what is computed (no ray.*, paths, ...)
+    all = "all"  # every differing param, infrastructure and paths too
 
 
 @dataclass
@@ -20,6 +37,8 @@ class CompareConfig:
     output_dir: str = "data/compare"
     sweep_id: str | None = None  # a sweep or search id: compare its runs (`sweep` is a group)
     model: str | None = None  # a registered model: compare the runs behind its versions
+    format: OutputFormat = OutputFormat.table  # table (fits the terminal), csv, json, markdown
+    params: ParamsShown = ParamsShown.differing  # all: also ray.*, tracking.*, storage.*, paths
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
     storage: StorageConfig = field(default_factory=StorageConfig)
 

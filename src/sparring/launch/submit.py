@@ -21,6 +21,8 @@ under a relative path is lost with it.
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -42,27 +44,47 @@ from sparring.runtime.provenance import (
 from sparring.runtime.storage import scheme_of
 
 DEFAULT_ADDRESS = "http://127.0.0.1:8265"
-# Left out of the shipped tree: version control, environments, data, stores, caches.
+# Left out of what is shipped: version control, environments, data, stores, caches. Ray applies
+# this one list to the working_dir and to each py_modules package, matching (gitignore syntax)
+# paths relative to that package's own root, so every pattern is anchored with "/": "/data" is
+# the checkout's data/, never the package data in src/sparring/poker/data/ (an unanchored
+# "data" dropped it from the py_modules package and every job that makes deals failed).
+# Caches are the one exception: they are left out wherever they are.
 EXCLUDES = [
-    ".git",
-    ".venv",
-    "data",
-    "outputs",
-    "multirun",
-    "mlruns",
-    "mlartifacts",
-    "*.db",
-    "**/__pycache__",
-    ".pytest_cache",
-    ".ruff_cache",
-    ".mypy_cache",
-    ".hypothesis",
-    "conf/best",
+    "/.git",
+    "/.venv",
+    "/data",
+    "/outputs",
+    "/multirun",
+    "/mlruns",
+    "/mlartifacts",
+    "/mlartifacts-server",
+    "/*.db",
+    "/*.db.lock",
+    "/.pytest_cache",
+    "/.ruff_cache",
+    "/.mypy_cache",
+    "/.hypothesis",
+    "/conf/best",
+    "__pycache__/",
+    "*.pyc",
 ]
 # Config keys (their last part) that say where a run writes.
 OUTPUT_KEYS = frozenset(
-    {"output", "output_root", "output_dir", "root", "checkpoint_root", "artifact_root", "storage"}
+    {
+        "output",
+        "output_root",
+        "output_dir",
+        "root",
+        "checkpoint_root",
+        "artifact_root",
+        "storage",
+        "cache_dir",
+        "best_dir",
+    }
 )
+# Output keys whose null means a directory inside the checkout (tune's best config file).
+NULL_IN_CHECKOUT = {"best_dir": "conf/best"}
 LOST = (
     "a submitted job runs in a temporary copy of the code on the cluster and what it writes "
     "there is lost; use s3://..., gs://... or an absolute path every node shares"
@@ -105,13 +127,18 @@ class Submission:
     dirty: str
 
 
-def with_cluster_defaults(overrides: Sequence[str]) -> list[str]:
-    """``ray=cluster`` and ``tracking=server`` first, unless the overrides choose otherwise."""
+def with_cluster_defaults(
+    overrides: Sequence[str], groups: Sequence[str] = ("ray", "tracking")
+) -> list[str]:
+    """``ray=cluster`` and ``tracking=server`` first, unless the overrides choose otherwise;
+    only for the ``groups`` the pipeline's config has (``compare`` has no ``ray``)."""
     chosen = list(overrides)
     added = []
-    if not any(o.lstrip("+~").startswith(("ray=", "ray.")) for o in chosen):
+    if "ray" in groups and not any(o.lstrip("+~").startswith(("ray=", "ray.")) for o in chosen):
         added.append("ray=cluster")
-    if not any(o.lstrip("+~").startswith(("tracking=", "tracking.uri=")) for o in chosen):
+    if "tracking" in groups and not any(
+        o.lstrip("+~").startswith(("tracking=", "tracking.uri=")) for o in chosen
+    ):
         added.append("tracking=server")
     return added + chosen
 
@@ -127,9 +154,11 @@ def _leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, An
 def check_outputs(conf: Mapping[str, Any]) -> None:
     """Refuse a relative local output path (or a relative sqlite tracking store) in one line."""
     for key, value in _leaves(conf):
+        name = key.rsplit(".", 1)[-1]
+        if value is None and name in NULL_IN_CHECKOUT:
+            raise ConfigError.text(f"{key}=null writes to {NULL_IN_CHECKOUT[name]}: {LOST}")
         if not isinstance(value, str):
             continue
-        name = key.rsplit(".", 1)[-1]
         if name in OUTPUT_KEYS and scheme_of(value) == "" and not Path(value).is_absolute():
             raise ConfigError.text(f"{key}={value} is a relative path: {LOST}")
         if key == "tracking.uri" and value.startswith("sqlite:///"):
@@ -144,14 +173,16 @@ def check_outputs(conf: Mapping[str, Any]) -> None:
 def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -> Submission:
     """Compose and check the job's config and describe the job (nothing is sent)."""
     from sparring.config.renamed import refuse_renamed
-    from sparring.tuning.target import typed
+    from sparring.tuning.target import compose, typed
 
     root = root or checkout()
     known = pipelines(root)
     if pipeline not in known:
         raise ConfigError("pipeline", pipeline, f"one of {', '.join(known)}")
     refuse_renamed(pipeline, overrides)
-    args = with_cluster_defaults(overrides)
+    composed = compose(str(root / "conf"), pipeline, overrides)
+    groups = [group for group in ("ray", "tracking") if group in composed]
+    args = with_cluster_defaults(overrides, groups)
     conf = to_container(typed(str(root / "conf"), pipeline, args))
     check_outputs(conf)
     # the hash the job's run will compute (tracked_run: the config without tracking and hydra)
@@ -181,6 +212,71 @@ def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -
         commit=commit,
         dirty=dirty,
     )
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """What Ray uploads of one tree of a job: the working_dir or one py_modules package."""
+
+    kind: str  # "working_dir" or "py_modules"
+    root: Path
+    files: dict[Path, int]  # absolute path -> bytes
+
+    @property
+    def size(self) -> int:
+        return sum(self.files.values())
+
+
+def shipped(runtime_env: Mapping[str, Any]) -> list[Shipped]:
+    """The files Ray will upload for ``runtime_env`` (its local working_dir and py_modules
+    directories), chosen by Ray's own packaging walk: the ``excludes`` anchored to each tree,
+    Ray's default excludes of a working_dir, and the trees' ``.gitignore``/``.rayignore``."""
+    from ray._private import ray_constants
+    from ray._private.runtime_env.packaging import _dir_travel, _get_excludes
+
+    # as the job client decides it (ray.dashboard.modules.dashboard_sdk)
+    gitignore = os.environ.get(ray_constants.RAY_RUNTIME_ENV_IGNORE_GITIGNORE, "0") != "1"
+    excludes = list(runtime_env.get("excludes") or [])
+    trees = [("py_modules", Path(m), excludes) for m in runtime_env.get("py_modules") or []]
+    if runtime_env.get("working_dir"):
+        defaults = ray_constants.get_runtime_env_default_excludes()
+        trees.insert(0, ("working_dir", Path(runtime_env["working_dir"]), defaults + excludes))
+    found = []
+    for kind, root, patterns in trees:
+        files: dict[Path, int] = {}
+
+        def keep(path: Path, files: dict[Path, int] = files) -> None:
+            if path.is_file():
+                files[path] = path.stat().st_size
+
+        _dir_travel(
+            root, [_get_excludes(root, patterns)], keep, include_gitignore=gitignore, logger=_QUIET
+        )
+        found.append(Shipped(kind, root, files))
+    return found
+
+
+_QUIET = logging.getLogger("sparring.submit.shipped")  # not Ray's INFO line per ignore file
+_QUIET.setLevel(logging.WARNING)
+
+
+def _size(size: int) -> str:
+    """``512 B``, ``20.3 KiB``, ``1.74 MiB``."""
+    if size < 1024:
+        return f"{size} B"
+    if size < 2**20:
+        return f"{size / 1024:.1f} KiB"
+    return f"{size / 2**20:.2f} MiB"
+
+
+def describe_shipped(trees: Sequence[Shipped], largest: int = 5) -> list[str]:
+    """Lines for ``--dry-run``: files and bytes of each tree, then its ``largest`` files."""
+    lines = []
+    for tree in trees:
+        lines.append(f"{tree.kind} {tree.root}: {len(tree.files)} files, {_size(tree.size)}")
+        for path, size in sorted(tree.files.items(), key=lambda kv: -kv[1])[:largest]:
+            lines.append(f"  {_size(size):>12}  {path.relative_to(tree.root)}")
+    return lines
 
 
 def send(job: Submission, address: str, submission_id: str | None = None) -> str:

@@ -1,23 +1,29 @@
-"""Compare MLflow runs: the params that differ (swept ones first), chosen metrics, a plot.
+"""Compare MLflow runs: one line per run with the params that differ (swept ones first) and
+the chosen metrics, fitted to the terminal; or csv/json/markdown for scripts; and a bar plot.
 
 Used by ``pipelines/compare.py`` and ``sparring compare``; reads only (no new MLflow run). The
 runs are an experiment's (optionally filtered), one sweep's (``sweep``: the children of a sweep
 or search parent, in any experiment) or the runs behind a registered model's versions
-(``model``). The table comes from ``mlflow.search_runs``; it shows every differing param under
-a short unique name with a legend, never a cut name, and a metric that no run has is refused
-with the closest names. The bar chart goes to ``output_dir`` (a path or storage URI; the
-config's ``storage`` says how an object store is reached). Neither Ray nor an MLflow run: this
-body stays outside ``services.frame.pipeline_session``, which opens a run.
+(``model``). The table comes from ``mlflow.search_runs``: a short run id and name per run, the
+runs of each sweep together under a label (``s1``, named in a note), the differing params that
+change what is computed (``runtime.params.is_infrastructure`` ones such as ``ray.address`` or a
+checkpoint root only with ``all_params``) under short unique names with a legend, values and
+metrics to 4 significant digits; what does not fit the terminal is named in a note. A metric
+that no run has is refused with the closest names. The bar chart goes to ``output_dir`` (a path
+or storage URI); a run without the metric is marked there, not drawn as 0. Neither Ray nor an
+MLflow run: this body stays outside ``services.frame.pipeline_session``, which opens a run.
 """
 
 from __future__ import annotations
 
 import ast
+import csv
 import difflib
+import io
 import json
+import sys
 import tempfile
-import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,60 +32,42 @@ import pandas as pd
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
-from sparring.config.compare import CompareConfig
-from sparring.reporting.console import console, print_table
+from sparring.config.compare import CompareConfig, OutputFormat, ParamsShown
+from sparring.reporting.console import Column, console, fit_console, print_fitted, short_number
 from sparring.reporting.plots import grouped_bars
 from sparring.runtime.errors import ConfigError, UsageError
-from sparring.runtime.parent_runs import PARENT_TAG, SWEPT_TAG
+from sparring.runtime.params import is_infrastructure, short_names, short_value
+from sparring.runtime.parent_runs import PARENT_TAG, SWEEP_ID_TAG, SWEPT_TAG
 from sparring.runtime.storage import Location, locate
+
+__all__ = ["Comparison", "compare", "run", "short_names", "short_run_name"]
+
+_PARENT = "tags.mlflow.parentRunId"
 
 
 @dataclass
 class Comparison:
-    runs: list[dict[str, Any]]  # run_id, name, label, status, params that differ, metrics
-    differing: list[str]  # swept params first, then the others by name
+    runs: list[dict[str, Any]]  # run_id, name, short, status, sweep, params that differ, metrics
+    differing: list[str]  # shown: swept params first, then the others by name
     swept: list[str]
     metrics: list[str]
     legend: dict[str, str]  # column header -> full param name
     plot: Location | None
     text: str
+    hidden: list[str] = field(default_factory=list)  # differing infrastructure/path params
+    sweeps: dict[str, str] = field(default_factory=dict)  # label (s1) -> sweep id or parent name
+    left_out: list[str] = field(default_factory=list)  # columns that did not fit the terminal
 
 
-def short_names(keys: list[str]) -> dict[str, str]:
-    """A header per param: its shortest dotted suffix that no other key shares
-    (``ga.p_mutation`` -> ``p_mutation``; ``retrain.checkpoint_root`` and ``checkpoint_root``
-    keep enough to differ)."""
-    names = {}
-    for key in keys:
-        parts = key.split(".")
-        for n in range(1, len(parts) + 1):
-            tail = ".".join(parts[-n:])
-            if all(not (o == tail or o.endswith("." + tail)) for o in keys if o != key):
-                names[key] = tail
-                break
-        else:
-            names[key] = key
-    return names
-
-
-def _swept_params(client: MlflowClient, frame: pd.DataFrame) -> list[str]:
-    """The params the runs' common sweep varied (from its parent run), [] if none."""
-    column = "tags.mlflow.parentRunId"
-    if column not in frame or frame[column].isna().any() or frame[column].nunique() != 1:
-        return []
-    try:
-        parent = client.get_run(str(frame[column].iloc[0]))
-    except MlflowException:
-        return []
-    text = parent.data.tags.get(SWEPT_TAG, "")
-    try:
-        swept = json.loads(text)
-    except ValueError:
-        try:  # older parents wrote the dict's repr
-            swept = ast.literal_eval(text) if text else {}
-        except (ValueError, SyntaxError):
-            swept = {}
-    return [str(k) for k in swept] if isinstance(swept, dict) else []
+def short_run_name(name: str, run_id: str) -> str:
+    """A run's name without its ``key=value`` overrides and ``+N more`` (the table shows the
+    params in their columns): ``evolve 2e47f1 population=8 +3 more`` -> ``evolve 2e47f1``,
+    ``trial 3 p_mutation=0.21`` -> ``trial 3``; the run id's first 8 characters if nothing is
+    left."""
+    words = [w for w in name.split() if "=" not in w]
+    if len(words) >= 2 and words[-1] == "more" and words[-2].startswith("+"):
+        words = words[:-2]
+    return " ".join(words) or run_id[:8]
 
 
 def _model_runs(client: MlflowClient, model: str) -> dict[str, str]:
@@ -154,6 +142,65 @@ def _check_metrics(frame: pd.DataFrame, wanted: list[str], where: str) -> None:
             raise UsageError(f"no run {where} has metric {name!r}; {hint}")
 
 
+def _swept_params(parent: Any) -> list[str]:
+    """The params a sweep or search parent run says it varied, [] if it says none."""
+    text = parent.data.tags.get(SWEPT_TAG, "")
+    try:
+        swept = json.loads(text)
+    except ValueError:
+        try:  # older parents wrote the dict's repr
+            swept = ast.literal_eval(text) if text else {}
+        except (ValueError, SyntaxError):
+            swept = {}
+    return [str(k) for k in swept] if isinstance(swept, dict) else []
+
+
+def _parents(client: MlflowClient, frame: pd.DataFrame) -> dict[str, tuple[str, list[str]]]:
+    """parent run id -> (its label: the sweep id or the parent's name, the params it swept)
+    for every parent of the runs in ``frame``."""
+    if _PARENT not in frame:
+        return {}
+    found: dict[str, tuple[str, list[str]]] = {}
+    for parent_id in frame[_PARENT].dropna().unique():
+        try:
+            parent = client.get_run(str(parent_id))
+        except MlflowException:  # deleted: the id still groups its children
+            found[str(parent_id)] = (str(parent_id)[:8], [])
+            continue
+        label = parent.data.tags.get(SWEEP_ID_TAG) or parent.info.run_name or str(parent_id)[:8]
+        found[str(parent_id)] = (label, _swept_params(parent))
+    return found
+
+
+def _ordered(runs: list[dict[str, Any]], metric: str) -> list[dict[str, Any]]:
+    """The runs of each sweep together (a parent in the table with its children): the groups
+    by their best ``metric``, each group's runs by ``metric`` (descending, no value last)."""
+
+    def key(run: dict[str, Any]) -> tuple[bool, float]:
+        value = run["metrics"][metric]
+        return (value is None, -(value or 0.0))
+
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in sorted(runs, key=key):
+        groups.setdefault(r["parent_run_id"] or r["run_id"], []).append(r)
+    return [r for group in groups.values() for r in group]
+
+
+def _about_infrastructure(frame: pd.DataFrame, key: str) -> bool:
+    """Whether param ``key`` says where the runs ran or wrote (its name, or any run's value, a
+    path or URI: ``runtime.params.is_infrastructure``)."""
+    values = frame[f"params.{key}"].dropna().astype(str)
+    return is_infrastructure(key) or any(is_infrastructure(key, v) for v in values)
+
+
+def _text(value: Any) -> str:
+    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
+
+
+def _number(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else float(value)
+
+
 def compare(
     uri: str,
     experiment: str | None,
@@ -164,12 +211,18 @@ def compare(
     output_dir: str | Path | Location = "data/compare",
     sweep: str | None = None,
     model: str | None = None,
+    output_format: str | OutputFormat = OutputFormat.table,
+    all_params: bool = False,
 ) -> Comparison:
     """Rank runs by ``metric`` (descending) and show what differs between them.
 
     The runs are ``sweep``'s children (a sweep or search id) or the runs behind ``model``'s
     registered versions, in whatever experiment they are; without either, ``experiment``'s.
-    Prints the table, its notes and where the plot went; returns them all."""
+    ``output_format`` ``table`` prints one line per run fitted to the terminal with its notes;
+    ``csv``, ``json`` and ``markdown`` print only the data (full ids, names and values in csv
+    and json) and say where the plot went on stderr. ``all_params`` also shows differing
+    infrastructure and path params. Returns what it printed and the plot."""
+    fmt = OutputFormat(output_format)
     if sweep is not None or model is not None:
         experiment = None  # the sweep id or the model says which runs
     elif experiment is None:
@@ -195,74 +248,186 @@ def compare(
     _check_metrics(frame, wanted, where)
 
     params = sorted(c[len("params.") :] for c in frame.columns if c.startswith("params."))
-    differing = [k for k in params if frame[f"params.{k}"].fillna("").astype(str).nunique() > 1]
-    swept = [k for k in _swept_params(client, frame) if k in differing]
-    differing = swept + [k for k in differing if k not in swept]
-    headers = short_names(differing)
+    varying = [k for k in params if frame[f"params.{k}"].fillna("").astype(str).nunique() > 1]
+    hidden = [] if all_params else [k for k in varying if _about_infrastructure(frame, k)]
+    parents = _parents(client, frame)
+    swept = list(dict.fromkeys(k for _, keys in parents.values() for k in keys))
+    swept = [k for k in swept if k in varying and k not in hidden]
+    differing = swept + [k for k in varying if k not in swept and k not in hidden]
     runs = []
     for _, row in frame.iterrows():
         run_id = str(row["run_id"])
         name = labels.get(run_id) or str(row.get("tags.mlflow.runName") or run_id[:8])
+        parent = _text(row.get(_PARENT)) or None
         runs.append(
             {
                 "run_id": run_id,
                 "name": name,
+                "short": labels.get(run_id) or short_run_name(name, run_id),
                 "status": row["status"],
+                "parent_run_id": parent,
+                "sweep": parents[parent][0] if parent else None,
                 "params": {k: _text(row.get(f"params.{k}")) for k in differing},
                 "metrics": {m: _number(row.get(f"metrics.{m}")) for m in wanted},
             }
         )
-    columns = ["#", "run", *[headers[k] + (" *" if k in swept else "") for k in differing], *wanted]
-    rows = [
-        [
-            i + 1,
-            r["name"],
-            *[r["params"][k] for k in differing],
-            *[("-" if r["metrics"][m] is None else f"{r['metrics'][m]:,.4g}") for m in wanted],
-        ]
-        for i, r in enumerate(runs)
-    ]
+    runs = _ordered(runs, metric)
+    for i, r in enumerate(runs):
+        r["rank"] = i + 1
+    # sweeps labelled s1, s2, ... in the order the table shows them
+    order = dict.fromkeys(r["parent_run_id"] for r in runs if r["parent_run_id"])
+    sweeps = {pid: f"s{i + 1}" for i, pid in enumerate(order)}
+    for r in runs:
+        r["label"] = sweeps.get(r["parent_run_id"] or "", "")
     title = experiment or (f"sweep {sweep}" if sweep else f"model {model}")
-    text = print_table(f"{title}: {len(runs)} runs by {metric}", columns, rows)
-    legend = {headers[k]: k for k in differing if headers[k] != k}
+    headers = short_names(differing)
+    comparison = Comparison(
+        runs,
+        differing,
+        swept,
+        wanted,
+        {headers[k]: k for k in differing if headers[k] != k},
+        None,
+        "",
+        hidden,
+        {sweeps[pid]: parents[pid][0] for pid in sweeps},
+    )
+    if fmt is OutputFormat.table:
+        comparison.text = _print_terminal(comparison, sweeps, headers, title, metric)
+    else:
+        comparison.text = _render(comparison, fmt, headers, sweeps)
+        sys.stdout.write(comparison.text)
+    comparison.plot = _plot(runs, metric, title, output_dir, quiet=fmt is not OutputFormat.table)
+    return comparison
+
+
+def _cells(run: dict[str, Any], cmp: Comparison, sweeps: dict[str, str]) -> list[str]:
+    """A run's cells as a person reads them: rank, short id, sweep label, short name, status,
+    the params to 4 significant digits, the metrics (``-``: not logged)."""
+    return [
+        str(run["rank"]),
+        run["run_id"][:8],
+        run["label"],
+        run["short"],
+        "" if run["status"] == "FINISHED" else str(run["status"]),
+        *[short_value(run["params"][k]) for k in cmp.differing],
+        *[short_number(run["metrics"][m]) for m in cmp.metrics],
+    ]
+
+
+def _print_terminal(
+    cmp: Comparison, sweeps: dict[str, str], headers: dict[str, str], title: str, metric: str
+) -> str:
+    """Print the title, one line per run fitted to the terminal and the notes; return them.
+    The sweep and status columns appear only when they tell runs apart."""
+    width = fit_console()
+    columns = [
+        Column("#", right=True),
+        Column("id"),
+        Column("sweep"),
+        Column("run", limit=40, shrink=13),
+        Column("status"),
+        *[Column(headers[k] + (" *" if k in cmp.swept else ""), drop=True) for k in cmp.differing],
+        *[Column(m, right=True) for m in cmp.metrics],
+    ]
+    rows = [_cells(r, cmp, sweeps) for r in cmp.runs]
+    # the sweep and status columns only when they tell runs apart
+    empty = [i for i in (2, 4) if len({row[i] for row in rows}) < 2 and not rows[0][4]]
+    columns = [c for i, c in enumerate(columns) if i not in empty]
+    rows = [[c for i, c in enumerate(row) if i not in empty] for row in rows]
+    # a rule between two groups (a sweep's runs, or a run outside any sweep)
+    group = [r["parent_run_id"] or r["run_id"] for r in cmp.runs]
+    sections = [i for i in range(len(group) - 1) if group[i] != group[i + 1] and sweeps]
+    heading = f"{title}: {len(cmp.runs)} runs by {metric}"
+    console.print(heading, markup=False, highlight=False)
+    table, cmp.left_out = print_fitted(columns, rows, sections, width)
     notes = []
-    if legend:
-        notes.append("columns: " + "; ".join(f"{h} = {k}" for h, k in legend.items()))
-    if swept:
-        notes.append("* swept by the sweep")
+    if cmp.legend:
+        notes.append("columns: " + "; ".join(f"{h} = {k}" for h, k in cmp.legend.items()))
+    if cmp.swept:
+        notes.append("* swept by its sweep")
+    for label, name in cmp.sweeps.items():
+        notes.append(f"sweep {label} = {name}")
+    if cmp.left_out:
+        notes.append(
+            f"not shown (the terminal is {width} columns): {', '.join(cmp.left_out)}; "
+            "a wider terminal or --format csv shows them"
+        )
+    if cmp.hidden:
+        notes.append(
+            f"differing but about where things run or go: {', '.join(cmp.hidden)}; "
+            "shown with --all-params (params=all)"
+        )
     notes.append("- = the run did not log this metric")
     for note in notes:
-        console.print(note)
-    text += "\n".join(notes) + "\n"
-    plot = _plot(runs, metric, title, output_dir)
-    return Comparison(runs, differing, swept, wanted, legend, plot, text)
+        console.print(note, markup=False, highlight=False)
+    return heading + "\n" + table + "\n".join(notes) + "\n"
 
 
-def _text(value: Any) -> str:
-    return "" if value is None or (isinstance(value, float) and pd.isna(value)) else str(value)
-
-
-def _number(value: Any) -> float | None:
-    return None if value is None or pd.isna(value) else float(value)
+def _render(
+    cmp: Comparison, fmt: OutputFormat, headers: dict[str, str], sweeps: dict[str, str]
+) -> str:
+    """The comparison for a script: csv or json (full run ids, names, param values and metric
+    values, params under their full names; ``null``/empty = not logged) or a markdown table
+    (the terminal's cells, nothing cut)."""
+    if fmt is OutputFormat.json:
+        keys = ["rank", "run_id", "name", "status", "sweep", "parent_run_id", "params", "metrics"]
+        data = {
+            "metric": cmp.metrics[0],
+            "swept": cmp.swept,
+            "hidden": cmp.hidden,
+            "runs": [{k: r[k] for k in keys} for r in cmp.runs],
+        }
+        return json.dumps(data, indent=2) + "\n"
+    if fmt is OutputFormat.csv:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["rank", "run_id", "name", "status", "sweep", *cmp.differing, *cmp.metrics])
+        for r in cmp.runs:
+            writer.writerow(
+                [r["rank"], r["run_id"], r["name"], r["status"], r["sweep"] or ""]
+                + [r["params"][k] for k in cmp.differing]
+                + ["" if r["metrics"][m] is None else repr(r["metrics"][m]) for m in cmp.metrics]
+            )
+        return out.getvalue()
+    header = ["#", "id", "sweep", "run", "status"]
+    header += [headers[k] + (" *" if k in cmp.swept else "") for k in cmp.differing]
+    header += cmp.metrics
+    lines = [header, ["---:" if h == "#" or h in cmp.metrics else "---" for h in header]]
+    lines += [_cells(r, cmp, sweeps) for r in cmp.runs]
+    return "".join(
+        "| " + " | ".join(c.replace("|", "\\|") for c in line) + " |\n" for line in lines
+    )
 
 
 def _plot(
-    runs: list[dict[str, Any]], metric: str, title: str, output_dir: str | Path | Location
+    runs: list[dict[str, Any]],
+    metric: str,
+    title: str,
+    output_dir: str | Path | Location,
+    quiet: bool = False,
 ) -> Location:
-    """The bar chart of ``metric`` per run, written to ``output_dir`` (a path or storage URI)."""
+    """The bar chart of ``metric`` per run (labelled ``#rank id name``, the table's order),
+    written to ``output_dir`` (a path or storage URI); a run without the metric has no bar but
+    an "x" marked "no value". ``quiet``: say where it went on stderr, not stdout."""
     plot = locate(output_dir) / f"{title.replace(' ', '-')}-{metric}.png".replace("/", "_")
-    values = [r["metrics"][metric] for r in runs]
     with tempfile.TemporaryDirectory() as tmp:
         drawn = grouped_bars(
             Path(tmp) / plot.name,
-            [f"#{i + 1} " + textwrap.fill(r["name"], 22) for i, r in enumerate(runs)],
-            {metric: [v if v is not None else 0.0 for v in values]},
-            f"{title}: {metric} by run (a run without it shows 0)",
+            [
+                f"#{r['rank']} {r['run_id'][:8]} {r['label']} {short_value(r['short'], 24)}"
+                for r in runs
+            ],
+            {metric: [r["metrics"][metric] for r in runs]},
+            f"{title}: {metric} by run",
             metric,
-            "run (# = rank in the table)",
+            "run (# = row in the table)",
         )
         plot.write_bytes(drawn.read_bytes())
-    console.print(f"[bold]plot:[/bold] {plot.display()}")
+    if quiet:
+        print(f"plot: {plot.display()}", file=sys.stderr)
+    else:
+        console.print(f"[bold]plot:[/bold] {plot.display()}", soft_wrap=True)  # whole path
     return plot
 
 
@@ -279,4 +444,6 @@ def run(config: CompareConfig) -> Comparison:
         config.storage.locate(config.output_dir),
         sweep=config.sweep_id,
         model=config.model,
+        output_format=config.format,
+        all_params=config.params is ParamsShown.all,
     )

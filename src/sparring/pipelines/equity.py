@@ -56,6 +56,7 @@ def run(job: EquityConfig) -> dict[str, Any]:
             console.print(f"reusing {output} (made from the same config)")
             table = read_table(output, PREFLOP_SPEC)
         else:
+            output.parent.check_writable()  # one line now, not after every cell is computed
             chunks = parallel_map(
                 class_rows,
                 job.class_names,

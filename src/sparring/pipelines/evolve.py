@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import ray
 
-from sparring.champions.registry import log_champion, register
-from sparring.config.evolve import EvolveConfig
+from sparring.champions.registry import alias_holder, log_champion, register
+from sparring.config.evolve import EvolveConfig, RegistryConfig
 from sparring.ga import checkpoint
 from sparring.ga.champion import benchmark
 from sparring.ga.evolution import EvolutionState, initial_state, run_generation, seed_with
@@ -123,15 +123,19 @@ def run(
     seed_fraction: float = 0.25,
     tags: dict[str, str] | None = None,
     run_name: str | None = None,
+    role: str = "champion",
 ) -> dict[str, Any]:
     """Run (or resume) an evolution; returns paths, the MLflow run id and the results
     (``metrics``: ``champion_bb100`` and its value against each baseline table, ...).
 
-    ``seed_individual`` (retraining) replaces part of the first population with it."""
+    ``seed_individual`` (retraining) replaces part of the first population with it; ``role``
+    is what the run's best individual is to the reader, in the title of its held-out table
+    (retraining's: ``challenger``)."""
     params = job.params
     tags = {"run_hash": job.run_hash, **(tags or {})}
     with pipeline_session(job, "evolve", tags=tags, run_name=run_name) as session:
         session.output("checkpoints", job.checkpoint_dir)
+        job.checkpoint_dir.check_writable()  # one line now, not after the first generation
         train, held = _deal_sets(session, job)
         n_chunks = job.ga.chunks or min(job.ga.population, 2 * session.cores)
         evaluation = _Evaluation(job, train, n_chunks)
@@ -149,7 +153,7 @@ def run(
                 partial(champion_metrics, state.champion, held, job),
             )
             _print_generation(record, job.ga.generations)
-        results = _finish(session, job, state, held, time.perf_counter() - start)
+        results = _finish(session, job, state, held, time.perf_counter() - start, role)
     return session.results(
         results["summary"], checkpoint_dir=job.checkpoint_dir, state=state, **results
     )
@@ -231,7 +235,12 @@ def _benchmark_metrics(results) -> dict[str, float]:
 
 
 def _finish(
-    session: Session, job: EvolveConfig, state: EvolutionState, held, wall: float
+    session: Session,
+    job: EvolveConfig,
+    state: EvolutionState,
+    held,
+    wall: float,
+    role: str = "champion",
 ) -> dict[str, Any]:
     """Plot, champion benchmark, artifacts and registry."""
     history = state.history
@@ -252,7 +261,7 @@ def _finish(
         for r in results
     ]
     session.table(
-        "Champion on held-out deals (bb/100, 95% CI)",
+        f"{role.capitalize()} on held-out deals (bb/100, 95% CI)",
         ["table", "bb/100", "95% CI", "deals"],
         rows,
         artifact="champion_benchmark.txt",
@@ -280,11 +289,25 @@ def _finish(
     log_champion(mlrun.client, mlrun.run_id, state.champion, info)
     version = None
     if job.registry.register:
-        version = register(mlrun.client, job.registry.model_name, mlrun.run_id, job.registry.alias)
-        console.print(
-            f"registered {job.registry.model_name} version {version} (alias {job.registry.alias})"
-        )
+        version = _register(mlrun.client, job.registry, mlrun.run_id)
     return {"benchmark": results, "summary": summary, "model_version": version}
+
+
+def _register(client, registry: RegistryConfig, run_id: str) -> str:
+    """Register the run's champion; move ``registry.alias`` when it is named, else set
+    ``@champion`` only when no version holds it (retraining alone replaces a champion)."""
+    alias, name = registry.champion_alias, registry.model_name
+    version = register(client, name, run_id, alias, if_free=registry.alias is None)
+    holder = alias_holder(client, name, alias)
+    if holder == version:
+        console.print(f"registered {name} version {version} (@{alias})")
+    else:
+        console.print(
+            f"registered {name} version {version} (no alias: @{alias} stays on v{holder}; "
+            f"pipelines/retrain.py promotes after a test, registry.alias={alias} moves it)",
+            soft_wrap=True,
+        )
+    return version
 
 
 __all__ = ["champion_metrics", "prepare", "run", "steps"]

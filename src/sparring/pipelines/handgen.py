@@ -24,6 +24,7 @@ def run(config: HandgenConfig) -> dict[str, Any]:
             settings,
             session.locate(config.output_root),
             None if table is None else session.locate(table),
+            cores=session.cores,
         )
         session.output("deal set", directory)
         log_deal_set(session.run, "deals", settings, directory, settings.deals, "output")

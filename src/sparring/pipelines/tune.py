@@ -6,8 +6,10 @@ one MLflow parent run and runs Tune with Optuna's TPE (or random or grid search)
 pipelines that report per step, ASHA early stopping. Each trial is the target's composed config
 run as a Tune trial (``tuning.trial``) whose inner tasks share the cluster; ``concurrency``
 trials run at once. A killed search resumes with Tune's restore (``search_id=... resume=true``)
-and reruns no finished trial. At the end: the best config printed and written as an override
-file, the objective per trial and the parameter importances logged to the parent run.
+and reruns no finished trial; the resume takes the preset, trials, concurrency, seed and
+tracking keys stored when the search started (``tuning.state``). At the end: the best config
+printed and written as an override file, every trial's last objective on its child run, the
+objective per trial and the parameter importances logged to the parent run.
 """
 
 from __future__ import annotations
@@ -30,8 +32,15 @@ from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.parent_runs import create_parent
 from sparring.runtime.ray_session import init_ray
-from sparring.runtime.tracking import ENDED_TAG, RunLogger, experiment_id, open_store
-from sparring.tuning import summary, target
+from sparring.runtime.tracking import (
+    ENDED_TAG,
+    STOPPED_TAG,
+    RunLogger,
+    command_line_overrides,
+    experiment_id,
+    open_store,
+)
+from sparring.tuning import state, summary, target
 from sparring.tuning.space import grid, optuna_distributions, short_name
 from sparring.tuning.trial import (
     COMPLETE,
@@ -45,12 +54,13 @@ from sparring.tuning.trial import (
 )
 
 TRIAL_MEMORY = 2**20  # bytes reserved per trial: a token (see _fit)
-STATE_FILE = "sparring_search.json"  # beside Tune's state: the parent run of the search
 
 
 def run(job: TuneConfig) -> dict[str, Any]:
     """Run (or resume) the search; returns the parent run id, the search id, the best trial's
     params and ``metrics`` (``best_objective``, ``trials_finished``, ``trials_stopped``)."""
+    if job.resume:
+        job = _stored(job)  # before anything reads the preset: it is the stored one
     search = job.hparams_search
     conf = conf_dir()
     base_config = target.check(conf, search)  # one line for a bad space, before any trial
@@ -85,6 +95,7 @@ def run(job: TuneConfig) -> dict[str, Any]:
     )
     results = _fit(job, setup, path, maximize, steps)
     records = _records(results, setup.grid)
+    _close_trials(client, exp, parent, records, objective, steps)
     _stop_if_interrupted(client, parent, job, records, search_id)
     return _finish(client, parent, exp, job, records, search_id, objective, maximize)
 
@@ -124,11 +135,21 @@ def _stop_if_interrupted(client, parent: str, job: TuneConfig, records, search_i
     if unfinished or len(records) < expected:
         client.set_terminated(parent, status="KILLED")
         print(
-            f"interrupted; resume with: sparring tune hparams_search={search.name} "
-            f"search_id={search_id} resume=true",
+            f"interrupted; resume with: sparring tune search_id={search_id} resume=true"
+            + (f" storage={job.storage}" if job.storage != "data/tune" else ""),
             file=sys.stderr,
         )
         raise KeyboardInterrupt
+
+
+def _stored(job: TuneConfig) -> TuneConfig:
+    """The job of a resume: the saved search must exist, and its stored keys replace the
+    job's (an override that would change one is one ``ConfigError``, before Ray starts)."""
+    assert job.search_id is not None  # TuneConfig requires it with resume=true
+    path = Path(job.storage).resolve() / job.search_id
+    _check_storage(path, job.search_id, True)
+    saved = state.load(path)
+    return state.resumed(job, saved, command_line_overrides()) if saved else job
 
 
 def _check_storage(path: Path, search_id: str, resume: bool) -> None:
@@ -144,10 +165,11 @@ def _check_storage(path: Path, search_id: str, resume: bool) -> None:
 
 
 def _parent_run(client, exp: str, path: Path, job: TuneConfig, search_id: str, objective: str):
-    """The search's parent MLflow run: created, or on resume the one the search started."""
-    state = path / STATE_FILE
-    if job.resume and state.exists():
-        parent = json.loads(state.read_text())["parent_run_id"]
+    """The search's parent MLflow run: created, or on resume the one the search started. A new
+    search stores its state (the parent and the keys a resume keeps) before any trial."""
+    saved = state.load(path) if job.resume else None
+    if saved is not None:
+        parent = saved.parent_run_id
         client.update_run(parent, status="RUNNING")
         _close_interrupted(client, exp, parent)
         return parent
@@ -174,10 +196,7 @@ def _parent_run(client, exp: str, path: Path, job: TuneConfig, search_id: str, o
             **{f"fixed.{k}": v for k, v in search.fixed.items()},
         }
     )
-    path.mkdir(parents=True, exist_ok=True)
-    tmp = state.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"parent_run_id": run_id, "search_id": search_id}))
-    os.replace(tmp, state)
+    state.save(path, state.SearchState(run_id, search_id, state.kept_keys(job)))
     return run_id
 
 
@@ -346,14 +365,13 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
     for r in records:
         if r.objective is not None:
             logger.log_metrics({"trial_objective": r.objective}, step=r.number)
-    _tag_trial_states(client, exp, parent, records)
     best_path = None
     if top is not None:
         metrics["best_objective"] = float(top.objective or 0.0)
         metrics["best_trial"] = top.number
         best_dir = Path(job.best_dir) if job.best_dir else Path(conf_dir()) / "best"
         best_path = summary.write_best(
-            best_dir / f"{search_id}.yaml", search.fixed, top, search_id, objective
+            best_dir / f"{search_id}.yaml", target.best_keys(search), top, search_id, objective
         )
         logger.log_artifact(best_path)
         logger.set_tags({"best_trial": top.number, "best_config": str(best_path)})
@@ -398,14 +416,31 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
     }
 
 
-def _tag_trial_states(client, exp: str, parent: str, records) -> None:
-    """Tag each child run with how its trial ended: finished, stopped (early, by ASHA; the
-    trial already marked its run KILLED) or failed."""
-    ended = {r.trial_id: r.state for r in records}
+def _close_trials(client, exp: str, parent: str, records, objective: str, steps) -> None:
+    """Each ended trial's child run gets its last reported objective and how it ended.
+
+    Every trial with a report gets ``trial_objective`` and ``trial_step`` (the objective as
+    Tune saw it, at its step); a stopped one also gets the objective under its own name at that
+    step, which its run never logged (``compare --sweep`` reads it). A stopped or failed trial
+    whose run is still RUNNING is closed here: Tune ends a stopped trial's process right after
+    telling it to stop, often before the trial has recorded the stop itself."""
+    ended = {r.trial_id: r for r in records if r.state != "unfinished"}
     for child in client.search_runs([exp], filter_string=f"tags.mlflow.parentRunId = '{parent}'"):
-        trial_id = child.data.tags.get("tune_trial")
-        if trial_id in ended and child.data.tags.get(ENDED_TAG) is None:
-            client.set_tag(child.info.run_id, "trial_state", ended[trial_id])
+        record = ended.get(child.data.tags.get("tune_trial"))
+        if record is None or child.data.tags.get(ENDED_TAG) is not None:
+            continue  # an unfinished trial, or a run of a trial cut and rerun
+        run_id = child.info.run_id
+        if record.objective is not None:
+            last = {"trial_objective": record.objective, "trial_step": float(record.step)}
+            if objective not in child.data.metrics:
+                last[objective] = record.objective
+            RunLogger(client, run_id, exp).log_metrics(last, step=record.step)
+        client.set_tag(run_id, "trial_state", record.state)
+        if child.info.status == "RUNNING" and record.state in ("stopped", "failed"):
+            if record.state == "stopped" and STOPPED_TAG not in child.data.tags:
+                client.set_tag(run_id, STOPPED_TAG, f"asha at step {record.step}/{steps}")
+            status = "KILLED" if record.state == "stopped" else "FAILED"
+            client.set_terminated(run_id, status=status)
 
 
 __all__ = ["run"]

@@ -10,6 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 
 def line_plot(
@@ -40,25 +41,55 @@ def line_plot(
     return Path(path)
 
 
-def grouped_bars(
-    path: str | Path,
+def bars_figure(
     groups: Sequence[str],
-    series: Mapping[str, Sequence[float]],
+    series: Mapping[str, Sequence[float | None]],
     title: str,
     ylabel: str,
     xlabel: str,
     reference: tuple[float, str] | None = None,
-) -> Path:
-    """Bars per group, one colour per series, every series in the legend; ``reference``
-    (value, label) draws a dashed horizontal line that the legend names. Returns the path."""
+) -> Figure:
+    """The figure of ``grouped_bars``: bars per group, one colour per series, every series in
+    the legend. A missing value (None or NaN) draws no bar: an "x" on the axis in the series'
+    colour, annotated "no value" (a run that failed is not a run that scored 0). Labels longer
+    than a bar's room are set upright, so neighbours never overlap."""
     import numpy as np
 
-    fig, ax = plt.subplots(figsize=(max(7, 1.2 * len(groups) + 2), 4.5), dpi=100)
+    longest = max((len(g) for g in groups), default=0)
+    upright = longest > 12
+    fig, ax = plt.subplots(
+        figsize=(max(7.0, (0.45 if upright else 1.2) * len(groups) + 2), 4.5 + 0.06 * longest),
+        dpi=100,
+    )
     width = 0.8 / max(1, len(series))
     x = np.arange(len(groups))
+    missing_named = False
     for i, (name, ys) in enumerate(series.items()):
-        ax.bar(x + i * width - 0.4 + width / 2, list(ys), width, label=name)
-    ax.set_xticks(x, list(groups), rotation=20, ha="right", fontsize=8)
+        at = x + i * width - 0.4 + width / 2
+        values = np.array([np.nan if v is None else float(v) for v in ys])
+        drawn = np.flatnonzero(np.isfinite(values))
+        ax.bar(at[drawn], values[drawn], width, label=name, color=f"C{i}")
+        absent = np.flatnonzero(~np.isfinite(values))
+        if len(absent):
+            colour = f"C{i}"
+            label = None if missing_named else "x = no value"
+            ax.plot(at[absent], [0.0] * len(absent), "x", color=colour, ms=8, label=label)
+            missing_named = True
+            for j in absent:
+                ax.annotate(
+                    "no value",
+                    (at[j], 0.0),
+                    xytext=(0, 6),
+                    textcoords="offset points",
+                    rotation=90,
+                    ha="center",
+                    va="bottom",
+                    fontsize=7,
+                )
+    if upright:
+        ax.set_xticks(x, list(groups), rotation=90, ha="center", fontsize=8)
+    else:
+        ax.set_xticks(x, list(groups), fontsize=8)
     ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
@@ -66,6 +97,22 @@ def grouped_bars(
         ax.axhline(reference[0], color="grey", lw=0.8, ls="--", label=reference[1])
     ax.legend(fontsize=7)
     fig.tight_layout()
+    return fig
+
+
+def grouped_bars(
+    path: str | Path,
+    groups: Sequence[str],
+    series: Mapping[str, Sequence[float | None]],
+    title: str,
+    ylabel: str,
+    xlabel: str,
+    reference: tuple[float, str] | None = None,
+) -> Path:
+    """Write ``bars_figure`` (bars per group and series; a missing value marked "no value",
+    never drawn as 0; ``reference`` (value, label) a dashed line the legend names) as a PNG;
+    returns the path."""
+    fig = bars_figure(groups, series, title, ylabel, xlabel, reference)
     fig.savefig(path)
     plt.close(fig)
     return Path(path)

@@ -4,7 +4,8 @@ allowed.
 ``UsageError`` is the base of every failure caused by what the user gave (a bad config value, a
 missing path, a store that is not a database, a tracking URI that cannot be opened). Commands
 print it as one line and exit with ``EXIT_USAGE``; anything else is a bug and keeps its
-traceback. ``one_line`` turns Hydra's and OmegaConf's composition errors into the same form.
+traceback. ``one_line`` turns Hydra's and OmegaConf's composition errors into the same form,
+and never carries terminal colour codes (a library's message may have them, e.g. Ray's).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")  # CSI sequences: colours, cursor moves
 
 
 class UsageError(Exception):
@@ -44,11 +47,29 @@ class ConfigError(UsageError, ValueError):
             return self.expected
         return f"{self.key}={_show(self.value)} is not allowed: expected {self.expected}"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as it is (Ray carries a task's error to the driver): the default would call
+        # ConfigError(message) and read the message as a key.
+        return (_restore, (type(self), self.args, dict(self.__dict__)))
+
     def under(self, prefix: str) -> ConfigError:
         """The same error with its key inside ``prefix`` (a no-op for text errors)."""
         if not self.key or not prefix:
             return self
         return ConfigError(f"{prefix}.{self.key}", self.value, self.expected)
+
+
+def _restore(cls: type[ConfigError], args: tuple[Any, ...], state: dict[str, Any]) -> Any:
+    """A pickled ``ConfigError`` as it was (see ``ConfigError.__reduce__``)."""
+    error = Exception.__new__(cls)
+    error.args = args
+    error.__dict__.update(state)
+    return error
+
+
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal escape sequences (colours), for a line that may go to a file."""
+    return _ANSI.sub("", text)
 
 
 def _show(value: Any) -> str:
@@ -70,11 +91,17 @@ def first_line(text: str) -> str:
 
 
 def one_line(exc: BaseException) -> str | None:
-    """One line for an expected failure, or None when ``exc`` is not one (a bug).
+    """One line for an expected failure, without colour codes, or None when ``exc`` is not one
+    (a bug).
 
     Knows our ``UsageError`` and the composition errors of Hydra and OmegaConf: unknown keys,
     wrong types, unknown config-group options and override syntax.
     """
+    line = _one_line(exc)
+    return None if line is None else strip_ansi(line)
+
+
+def _one_line(exc: BaseException) -> str | None:
     from hydra.errors import (
         ConfigCompositionException,
         MissingConfigException,

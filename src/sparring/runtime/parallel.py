@@ -3,18 +3,27 @@
 Results come back in input order and depend only on the items (tasks draw their random streams
 from stable keys, see ``seeding``), never on how many workers ran them. Large inputs shared by
 every task are put in the object store once and handed to each task by reference.
+
+A task that fails is reported by its cause, never by the task's name alone: an expected failure
+(a ``UsageError``: a store that cannot be used, a damaged dataset, a bad value) is raised here as
+itself, at once and never retried, since the same task run again cannot succeed; any other
+exception (it may be passing) and a worker that died are retried, then raised as themselves.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import ray
 from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from sparring.runtime.errors import UsageError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -31,14 +40,27 @@ def code_dir() -> str:
     return str(Path(sparring.__file__).resolve().parent)
 
 
+@dataclass(frozen=True)
+class _Refused:
+    """What a task returns instead of raising an expected failure: Ray retries a raised
+    exception (``retry_exceptions``), and a ``UsageError`` cannot succeed when run again."""
+
+    error: UsageError
+
+
 def _remote(fn: Callable[..., Any]) -> Any:
     # One remote wrapper per function: Ray exports a function's code once per wrapper.
     if fn not in _REMOTES:
 
         def on_node(item: Any, **shared: Any) -> tuple[str, str, Any]:
-            """``fn``'s result, the id of the node that computed it and where its worker
-            imported sparring from (a submitted job's workers import the shipped copy)."""
-            return ray.get_runtime_context().get_node_id(), code_dir(), fn(item, **shared)
+            """``fn``'s result (or its expected failure as a ``_Refused``), the id of the node
+            that computed it and where its worker imported sparring from (a submitted job's
+            workers import the shipped copy)."""
+            try:
+                result: Any = fn(item, **shared)
+            except UsageError as exc:
+                result = _Refused(exc)
+            return ray.get_runtime_context().get_node_id(), code_dir(), result
 
         on_node.__name__, on_node.__qualname__ = fn.__name__, fn.__qualname__  # Ray's task name
         _REMOTES[fn] = ray.remote(on_node)
@@ -76,9 +98,11 @@ def parallel_map(
     ``shared`` values are put in the object store once per call and every task receives them
     (Ray resolves the references before the call); pass an ``ObjectRef`` (``ray.put``) to share
     a value across many calls, e.g. a deal set over all generations of a run. A task that
-    raises, or whose worker dies, is retried up to ``max_retries`` times; if it still fails,
-    its exception is raised here. Each task also reports the node that ran it (``nodes_used``).
-    Ray must already be initialised (``init_ray``).
+    raises a ``UsageError`` fails the call at once with that error (never retried, the other
+    tasks cancelled); one that raises anything else, or whose worker dies, is retried up to
+    ``max_retries`` times, and if it still fails its own exception is raised here (Ray's
+    ``RayTaskError``, with the remote traceback, chained to it). Each task also reports the node
+    that ran it (``nodes_used``). Ray must already be initialised (``init_ray``).
     """
     if not ray.is_initialized():
         raise RuntimeError("parallel_map needs Ray: call sparring.runtime.ray_session.init_ray()")
@@ -95,27 +119,62 @@ def parallel_map(
         scheduling_strategy=PlacementGroupSchedulingStrategy(placement_group=None),  # type: ignore[arg-type]
     )
     refs = [task.remote(item, **refs_shared) for item in items]
-    if progress and refs:
-        _wait_with_progress(refs, description)
-    done = ray.get(refs)
+    done = _gather(refs, description if progress else None)
     _NODES.update(node for node, _, _ in done)
     _CODE.update(code for _, code, _ in done)
     return [result for _, _, result in done]
 
 
-def _wait_with_progress(refs: list[Any], description: str) -> None:
+def _gather(refs: list[Any], description: str | None) -> list[Any]:
+    """The values of ``refs`` in their order, taken as tasks finish (a progress bar named
+    ``description`` unless it is None). The first failure cancels the tasks still pending and
+    is raised as its cause (see ``_value``)."""
+    values: dict[Any, Any] = {}
+    pending = list(refs)
+    with _bar(description, len(refs)) as advance:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=len(pending), timeout=0.2)
+            try:
+                values.update((ref, _value(ref)) for ref in done)
+            except BaseException:
+                for ref in pending:
+                    ray.cancel(ref)
+                raise
+            if done:
+                advance(len(done))
+            else:
+                time.sleep(0.01)
+    return [values[ref] for ref in refs]
+
+
+def _value(ref: Any) -> Any:
+    """One task's value; its failure raised as the exception the task raised, not Ray's
+    wrapper (whose text is the task's name, a remote traceback and colour codes)."""
+    try:
+        value = ray.get(ref)
+    except ray.exceptions.RayTaskError as exc:
+        cause = exc.cause
+        if isinstance(cause, UsageError):
+            raise cause from None
+        raise cause from exc
+    if isinstance(value[2], _Refused):
+        raise value[2].error
+    return value
+
+
+@contextmanager
+def _bar(description: str | None, total: int) -> Iterator[Callable[[int], None]]:
+    """A function that advances a progress bar of ``total`` steps (no bar without a
+    ``description`` or without steps)."""
+    if description is None or not total:
+        yield lambda n: None
+        return
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    pending = list(refs)
     with Progress(*columns, transient=False) as bar:
-        job = bar.add_task(description, total=len(refs))
-        while pending:
-            done, pending = ray.wait(pending, num_returns=len(pending), timeout=0.2)
-            if done:
-                bar.advance(job, len(done))
-            else:
-                time.sleep(0.01)
+        job = bar.add_task(description, total=total)
+        yield lambda n: bar.advance(job, n)

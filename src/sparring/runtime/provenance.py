@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +15,9 @@ SUBMITTED_COMMIT = "SPARRING_GIT_COMMIT"
 SUBMITTED_DIRTY = "SPARRING_GIT_DIRTY"
 SUBMITTED_CONFIG_HASH = "SPARRING_CONFIG_HASH"
 SUBMITTED_LOCK = "SPARRING_UV_LOCK_SHA256"
+# Ray hands a job's driver its job config (runtime env, metadata with the submission id) here.
+RAY_JOB_CONFIG = "RAY_JOB_CONFIG_JSON_ENV_VAR"
+RAY_JOB_ID_KEY = "job_submission_id"  # ray.dashboard.modules.job.common.JOB_ID_METADATA_KEY
 
 
 def _git(args: list[str], cwd: str | os.PathLike[str] | None) -> str | None:
@@ -37,11 +41,30 @@ def git_commit(cwd: str | os.PathLike[str] | None = None) -> str:
 
 def git_dirty(cwd: str | os.PathLike[str] | None = None) -> str:
     """ "true" when the checkout has changes not in its commit (tracked or new files), "false"
-    when clean, "unknown" outside a checkout; a submitted job reports its submitter's."""
+    when clean, "unknown" outside a checkout; a submitted job reports its submitter's. Files
+    the checkout git-ignores (data, stores and their lock files, caches) do not count."""
     if cwd is None and os.environ.get(SUBMITTED_DIRTY):
         return os.environ[SUBMITTED_DIRTY]
-    out = _git(["status", "--porcelain", "--untracked-files=normal"], cwd)
+    out = _git(["status", "--porcelain", "--untracked-files=normal", "--ignored=no"], cwd)
     return "unknown" if out is None else str(bool(out.strip())).lower()
+
+
+def in_ray_job() -> bool:
+    """True in the driver of a Ray job (``ray job submit``, ``sparring submit``) and in the
+    processes it starts."""
+    return bool(os.environ.get(RAY_JOB_CONFIG))
+
+
+def ray_job_id() -> str | None:
+    """The submission id of the Ray job this process is the driver of; None outside a job (or
+    when Ray's job config does not carry it)."""
+    try:
+        config = json.loads(os.environ.get(RAY_JOB_CONFIG) or "{}")
+    except ValueError:
+        return None
+    metadata = config.get("metadata") if isinstance(config, dict) else None
+    found = metadata.get(RAY_JOB_ID_KEY) if isinstance(metadata, dict) else None
+    return str(found) if found else None
 
 
 def lock_digest(path: str | os.PathLike[str]) -> str | None:

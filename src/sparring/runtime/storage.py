@@ -176,6 +176,31 @@ class Location:
     def is_dir(self) -> bool:
         return self._info().type == pafs.FileType.Directory
 
+    def check_writable(self) -> None:
+        """Raise a one-line ``StorageError`` (this root, why, what to do) unless files can be
+        written under this directory as far as can be seen without writing one: on a store,
+        the store answers and the bucket exists (a store creates no bucket on a write); on the
+        local disk, the nearest existing directory on the way to it is writable. Called once
+        per output root before any task runs: a task would fail each shard on the same cause."""
+        if self.scheme:
+            bucket = Location(self.fs, self.path.split("/", 1)[0], self.scheme)
+            if bucket._info().type == pafs.FileType.NotFound:
+                raise StorageError(
+                    f"{self}: the bucket {bucket.path!r} does not exist at this store; create "
+                    "it, or name an existing bucket (check storage.endpoint)"
+                )
+            return
+        here = Path(self.path).absolute()
+        while not here.exists() and here != here.parent:
+            here = here.parent
+        if not here.is_dir():
+            raise StorageError(f"{self.display()}: {here} is a file, not a directory")
+        if not os.access(here, os.W_OK | os.X_OK):
+            raise StorageError(
+                f"{self.display()}: the directory {here} is not writable; choose a root "
+                "this user may write"
+            )
+
     def _entries(self, kind: pafs.FileType) -> list[str]:
         """The names of the entries of type ``kind`` directly in this directory, sorted."""
         selector = pafs.FileSelector(self.path, allow_not_found=True, recursive=False)

@@ -98,9 +98,15 @@ def check_visible(settings: DealSetConfig, root: Location, written: list) -> Non
 
 
 def ensure_deal_set(
-    settings: DealSetConfig, root: Root, preflop_table: Location | None = None
+    settings: DealSetConfig,
+    root: Root,
+    preflop_table: Location | None = None,
+    cores: int | None = None,
 ) -> tuple[Location, dict[str, float]]:
-    """Make sure the deal set exists under ``root`` (computing only missing shards).
+    """Make sure the deal set exists under ``root`` (computing only missing shards); returns
+    its directory and the counts of the run, with its ``rates`` when ``cores`` (the CPUs of
+    the cluster) is given and deals were made. A root that cannot be written fails in one
+    ``StorageError`` before any task runs.
 
     ``preflop_table`` is where ``settings.preflop_table`` is, with the storage options of the
     config that named it (default: that path located with the environment's options)."""
@@ -108,6 +114,8 @@ def ensure_deal_set(
     if preflop_table is None and settings.preflop_table is not None:
         preflop_table = locate(settings.preflop_table)
     todo = missing_shards(settings, root)
+    if todo:
+        root.check_writable()  # one line now, not one failing task per shard
     start = time.perf_counter()
     done = parallel_map(
         write_shard,
@@ -119,7 +127,7 @@ def ensure_deal_set(
             # read once here, where the storage options are known (the table may be on a store)
             "preflop": load_table(preflop_table) if todo else None,
         },
-        description=f"handgen: {len(todo)} shards of {settings.shard_size} deals",
+        description=f"handgen: {shards_label(todo)}",
     )
     wall = time.perf_counter() - start
     check_visible(settings, root, todo)
@@ -135,14 +143,36 @@ def ensure_deal_set(
         "flop_filter_rejection_rate": rejected / (made + rejected) if made else 0.0,
         "wall_s": wall,
     }
-    if made:
+    if made and cores is not None:
         task_seconds = sum(r["seconds"] for r in done)
-        stats["deals_per_s"] = made / wall
-        stats["deals_per_s_per_core"] = made / task_seconds
-        stats["equity_trials_per_s_per_core"] = (
-            made * settings.table_size * 3 * settings.equity_trials / task_seconds
-        )
+        trials = made * settings.table_size * 3 * settings.equity_trials
+        stats.update(rates(made, trials, wall, task_seconds, cores))
     return settings.directory(root), stats
+
+
+def shards_label(shards: list[tuple[int, int, int]]) -> str:
+    """What a run computes, as a person counts it: ``40 deals in 1 shard`` (the deals of those
+    shards, not the configured shard size)."""
+    deals = sum(count for _, _, count in shards)
+    return f"{deals:,} deals in {len(shards)} shard{'' if len(shards) == 1 else 's'}"
+
+
+def rates(
+    deals: int, equity_trials: int, wall: float, task_seconds: float, cores: int
+) -> dict[str, float]:
+    """The throughput of a run that made ``deals`` (and ran ``equity_trials`` Monte Carlo
+    outcomes) in ``wall`` seconds on ``cores`` CPUs, its tasks working ``task_seconds`` in all.
+
+    ``*_per_s`` is per wall second, ``*_per_s_per_core`` that shared by every core of the
+    cluster (so never above ``*_per_s``), and ``deals_per_task_s`` per second a task worked:
+    one busy core's speed, above the per-core figure when cores were idle (fewer shards than
+    cores) or the run had other costs (starting workers, writing)."""
+    return {
+        "deals_per_s": deals / wall,
+        "deals_per_s_per_core": deals / wall / cores,
+        "deals_per_task_s": deals / task_seconds,
+        "equity_trials_per_s_per_core": equity_trials / wall / cores,
+    }
 
 
 def load_deal_set(directory: Root) -> DealSet:

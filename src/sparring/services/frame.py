@@ -4,7 +4,8 @@
 MLflow run with the project's conventions (``tracking.tracked_run``: params = the flattened
 config, standard tags, KILLED on Ctrl-C or SIGTERM, FAILED on an error), and on a clean exit
 prints where everything went: every output the body named (``session.output`` or a
-``session.write``), the run id and how to open the UI. The body keeps only its own logic:
+``session.write``), the run id, how to open the UI and, inside a Ray job, the dashboard's
+page of the job. The body keeps only its own logic:
 
     with pipeline_session(job, "equity", tags={"data_hash": job.data_hash}) as session:
         rows = parallel_map(...)
@@ -141,4 +142,4 @@ def pipeline_session(
     with tracked_run(job, pipeline, tags=tags, run_name=run_name) as run:
         session = Session(job, pipeline, run, resources)
         yield session
-    print_locations(session.outputs, job.tracking.uri, run.run_id, job_page())
+    print_locations(session.outputs, job.tracking.uri, run.run_id, job_page(), run.experiment_id)

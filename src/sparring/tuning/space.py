@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sparring.config.tune import Distribution, HparamSearchConfig, ParamSpace
+from sparring.runtime.params import short_names
 
 _PLAIN = re.compile(r"[A-Za-z_][\w.\-:/@]*")
 _RESERVED = {"null", "true", "false", "nan", "inf"}
@@ -87,9 +88,4 @@ def nested(flat: Mapping[str, Any]) -> dict[str, Any]:
 
 def short_name(key: str, keys: list[str]) -> str:
     """The last part of a dotted key, or more when that is ambiguous among ``keys``."""
-    parts = key.split(".")
-    for n in range(1, len(parts) + 1):
-        name = ".".join(parts[-n:])
-        if sum(1 for k in keys if k == name or k.endswith("." + name)) == 1:
-            return name
-    return key
+    return short_names([key], among=keys)[key]

@@ -42,7 +42,8 @@ def write_best(
     path: Path, fixed: Mapping[str, Any], record: TrialRecord, search_id: str, objective: str
 ) -> Path:
     """``conf/best/<search-id>.yaml``: a Hydra override file (``+best=<search-id>``) holding
-    the preset's fixed keys and the best trial's sampled ones. Written atomically."""
+    ``fixed`` (the keys every trial set: ``target.best_keys``) and the best trial's sampled
+    ones, so it composes the config that trial ran. Written atomically."""
     body = OmegaConf.to_yaml(OmegaConf.create(nested({**fixed, **record.params})))
     text = (
         "# @package _global_\n"

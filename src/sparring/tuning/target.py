@@ -53,15 +53,20 @@ def module(pipeline: str) -> ModuleType:
     return importlib.import_module(f"sparring.pipelines.{pipeline}")
 
 
-def base_overrides(search: HparamSearchConfig) -> list[str]:
-    """What every trial sets: the objective and direction when the preset names them, its
-    fixed keys and its trial-only keys."""
+def best_keys(search: HparamSearchConfig) -> dict[str, Any]:
+    """What every trial sets and its best config keeps: the objective and direction when the
+    preset names them, and its fixed keys (the trial-only keys are left out)."""
     named: dict[str, Any] = {}
     if search.objective is not None:
         named["objective"] = search.objective
     if search.direction is not None:
         named["direction"] = str(search.direction)
-    return overrides({**named, **search.fixed, **search.trial})
+    return {**named, **search.fixed}
+
+
+def base_overrides(search: HparamSearchConfig) -> list[str]:
+    """What every trial sets: ``best_keys`` and the preset's trial-only keys."""
+    return overrides({**best_keys(search), **search.trial})
 
 
 def check(conf_dir: str, search: HparamSearchConfig) -> Any:

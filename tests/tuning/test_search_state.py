@@ -1,0 +1,140 @@
+"""A search's stored state (no Ray): a resume takes the stored preset and keys, refuses in one
+line an override that would change them; the end of a search closes every trial's run with its
+last objective."""
+
+from __future__ import annotations
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.config import to_typed
+from sparring.runtime.config import to_container
+from sparring.runtime.errors import ConfigError, one_line
+from sparring.tuning import state
+from sparring.tuning.summary import TrialRecord
+from tests.configs import compose_config
+
+STARTED = ("hparams_search=ga_smoke", "hparams_search.scheduler.asha=false", "trials=4")
+RESUME = ("search_id=s1", "resume=true", "storage=/tmp/none")
+
+
+def saved_search() -> state.SearchState:
+    """The state a search started with ``STARTED`` stores."""
+    job = to_typed(compose_config("tune", *STARTED, "search_id=s1"))
+    return state.SearchState("parent-id", "s1", state.kept_keys(job))
+
+
+def resume(*overrides: str):
+    """``sparring tune search_id=s1 resume=true <overrides>`` as the pipeline resolves it."""
+    job = to_typed(compose_config("tune", *RESUME, *overrides))
+    return state.resumed(job, saved_search(), [*RESUME, *overrides])
+
+
+def test_a_resume_without_the_preset_takes_the_stored_one():
+    started = to_typed(compose_config("tune", *STARTED, "search_id=s1"))
+    job = resume()  # composed with the default preset ga_tpe and trials=24
+    assert to_container(job.hparams_search) == to_container(started.hparams_search)
+    assert job.hparams_search.name == "ga_smoke"
+    assert job.hparams_search.fixed["ga.generations"] == 6
+    assert job.hparams_search.scheduler.asha is False
+    assert job.trials == 4
+    assert job.resume is True and job.search_id == "s1"
+
+
+def test_the_state_file_round_trips(tmp_path):
+    saved = saved_search()
+    state.save(tmp_path, saved)
+    assert state.load(tmp_path) == saved
+    assert state.load(tmp_path / "absent") is None
+
+
+@pytest.mark.parametrize(
+    "override",
+    ["hparams_search=ga_smoke", "hparams_search.scheduler.asha=false", "trials=4", "seed=0"],
+)
+def test_an_override_that_repeats_a_stored_value_is_accepted(override):
+    assert resume(override).hparams_search.name == "ga_smoke"
+
+
+@pytest.mark.parametrize(
+    ("override", "stored"),
+    [
+        ("hparams_search=ga_tpe", "hparams_search=ga_smoke"),
+        ("hparams_search.scheduler.asha=true", "hparams_search.scheduler.asha=false"),
+        ("hparams_search.fixed={ga.generations: 40}", "hparams_search.fixed="),
+        ("trials=8", "trials=4"),
+        ("concurrency=1", "concurrency=2"),
+        ("seed=3", "seed=0"),
+        ("tracking.experiment=elsewhere", "tracking.experiment=null"),
+    ],
+)
+def test_an_override_that_changes_a_stored_key_is_refused_in_one_line(override, stored):
+    with pytest.raises(ConfigError) as caught:
+        resume(override)
+    line = one_line(caught.value)
+    assert line is not None and "\n" not in line
+    assert line.startswith(
+        f"{override} is not allowed with resume=true: search s1 keeps the {stored}"
+    )
+    assert line.endswith("it started with (leave it out, or start a new search_id)")
+
+
+def test_of_a_key_given_twice_the_last_counts():
+    """``sparring tune <the first command> resume=true trials=8``: Hydra takes trials=8."""
+    with pytest.raises(ConfigError, match=r"^trials=8 is not allowed"):
+        resume("trials=4", "trials=8")
+    assert resume("trials=8", "trials=4").trials == 4
+
+
+def test_a_search_saved_before_its_keys_were_stored_resumes_with_the_given_keys():
+    old = state.SearchState("parent-id", "s1", {})
+    job = to_typed(compose_config("tune", *RESUME, "hparams_search=ga_smoke", "trials=6"))
+    assert state.resumed(job, old, ["hparams_search=ga_smoke", "trials=6"]) == job
+
+
+def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path):
+    """Three children as a search leaves them: a finished run; a stopped one its trial closed
+    (KILLED, no objective: it stopped before its end); a stopped one whose process Tune ended
+    before the trial could record the stop (RUNNING). Each gets its last objective and step,
+    the stopped ones the objective under its own name at their step, none stays RUNNING."""
+    from sparring.pipelines.tune import _close_trials
+
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    exp = client.create_experiment("evolve", artifact_location=(tmp_path / "a").as_uri())
+    parent = client.create_run(exp).info.run_id
+
+    def child(trial_id: str, status: str | None, tags=None, metrics=None) -> str:
+        run_id = client.create_run(
+            exp, tags={"mlflow.parentRunId": parent, "tune_trial": trial_id, **(tags or {})}
+        ).info.run_id
+        for key, value in (metrics or {}).items():
+            client.log_metric(run_id, key, value, step=6)
+        if status:
+            client.set_terminated(run_id, status=status)
+        return run_id
+
+    objective = "champion_bb100_vs_mixed"
+    done = child("t1", "FINISHED", metrics={objective: 54.07})
+    closed = child("t2", "KILLED", tags={"sparring.stopped_by": "asha at step 2/6"})
+    cut = child("t3", None)
+    records = [
+        TrialRecord(1, "t1", {}, 54.07, "finished", 6),
+        TrialRecord(2, "t2", {}, 49.49, "stopped", 2),
+        TrialRecord(3, "t3", {}, 12.5, "stopped", 4),
+    ]
+    _close_trials(client, exp, parent, records, objective, 6)
+    for run_id, record, status in (
+        (done, records[0], "FINISHED"),
+        (closed, records[1], "KILLED"),
+        (cut, records[2], "KILLED"),
+    ):
+        run = client.get_run(run_id)
+        assert run.info.status == status
+        assert run.data.tags["trial_state"] == record.state
+        assert run.data.metrics["trial_objective"] == record.objective
+        assert run.data.metrics["trial_step"] == record.step
+        history = client.get_metric_history(run_id, objective)
+        assert [(m.step, m.value) for m in history] == [
+            (6 if status == "FINISHED" else record.step, record.objective)
+        ]
+    assert client.get_run(cut).data.tags["sparring.stopped_by"] == "asha at step 4/6"
