@@ -212,7 +212,8 @@ def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
         timeout=120,
     )
     assert history.returncode == 0, history.stderr
-    row = next(line for line in history.stdout.splitlines() if "2026-12-01" in line)
+    row = next((line for line in history.stdout.splitlines() if "2026-12-01" in line), None)
+    assert row is not None, history.stdout
     assert "kept" in row and MODEL in row and decision.info.run_id[:8] in row
     assert f"[{posted['edge_low']:+.2f}, {posted['edge_high']:+.2f}]" in row
 
