@@ -210,6 +210,7 @@ def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
         capture_output=True,
         text=True,
         timeout=120,
+        env={**os.environ, "COLUMNS": "200"},  # one row per decision (pytest's children see 80)
     )
     assert history.returncode == 0, history.stderr
     row = next((line for line in history.stdout.splitlines() if "2026-12-01" in line), None)
