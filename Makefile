@@ -55,7 +55,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
 
 test: setup  ## the whole test suite (slow exhaustive checks included)
-	$(PY) -m pytest
+	$(PY) -m pytest --durations=15
 
 test-fast: setup  ## the test suite without the slow exhaustive checks
 	$(PY) -m pytest -m "not slow"

@@ -5,7 +5,6 @@ python pipelines/compare.py experiment=equity metric=trials_per_s "filter=params
 """
 
 from sparring.launch.app import launch
-from sparring.pipelines.compare import run
 
 if __name__ == "__main__":
-    launch(__file__, "compare", run)
+    launch(__file__, "compare", "sparring.pipelines.compare:run")

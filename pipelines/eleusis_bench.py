@@ -4,7 +4,6 @@ python pipelines/eleusis_bench.py                      # conf/eleusis_bench.yaml
 python pipelines/eleusis_bench.py seeds=100 'h0=[10,100,1000]' 'scientists=[em_greedy,oracle]'"""
 
 from sparring.launch.app import launch
-from sparring.pipelines.eleusis_bench import run
 
 if __name__ == "__main__":
-    launch(__file__, "eleusis_bench", run, resumable=False)
+    launch(__file__, "eleusis_bench", "sparring.pipelines.eleusis_bench:run", resumable=False)

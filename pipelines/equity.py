@@ -4,7 +4,6 @@ python pipelines/equity.py                      # defaults in conf/equity.yaml
 python pipelines/equity.py trials=200000 opponents=[1,9] ray=cluster tracking=server"""
 
 from sparring.launch.app import launch
-from sparring.pipelines.equity import run
 
 if __name__ == "__main__":
-    launch(__file__, "equity", run, resumable=False)
+    launch(__file__, "equity", "sparring.pipelines.equity:run", resumable=False)

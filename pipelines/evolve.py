@@ -5,7 +5,8 @@ python pipelines/evolve.py ga.population=64 ga.generations=30 deals.train=400
 python pipelines/evolve.py resume=true                        # continue a killed run"""
 
 from sparring.launch.app import launch
-from sparring.pipelines.evolve import run
 
 if __name__ == "__main__":
-    launch(__file__, "evolve", run, resumable=lambda config: config.resume)
+    launch(
+        __file__, "evolve", "sparring.pipelines.evolve:run", resumable=lambda config: config.resume
+    )

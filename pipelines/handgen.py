@@ -4,7 +4,6 @@ python pipelines/handgen.py                                  # conf/handgen.yaml
 python pipelines/handgen.py deals=5000 table_size=6 seed=2   # a held-out set: another seed"""
 
 from sparring.launch.app import launch
-from sparring.pipelines.handgen import run
 
 if __name__ == "__main__":
-    launch(__file__, "handgen", run, resumable=True)
+    launch(__file__, "handgen", "sparring.pipelines.handgen:run", resumable=True)

@@ -4,7 +4,6 @@ python pipelines/league.py
 python pipelines/league.py 'league.runs=[<run id>]' league.baselines=[maniac,mixed]"""
 
 from sparring.launch.app import launch
-from sparring.pipelines.league import run
 
 if __name__ == "__main__":
-    launch(__file__, "league", run)
+    launch(__file__, "league", "sparring.pipelines.league:run")

@@ -7,7 +7,12 @@ Exit status: 0 promoted, 10 kept, 1 failed, 2 refused before any work (bad input
 held by a running retrain)."""
 
 from sparring.launch.app import launch
-from sparring.pipelines.retrain import exit_status, run
 
 if __name__ == "__main__":
-    launch(__file__, "retrain", run, resumable=True, exit_status=exit_status)
+    launch(
+        __file__,
+        "retrain",
+        "sparring.pipelines.retrain:run",
+        resumable=True,
+        exit_status="sparring.pipelines.retrain:exit_status",
+    )

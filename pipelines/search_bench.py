@@ -4,7 +4,6 @@ python pipelines/search_bench.py                           # conf/search_bench.y
 python pipelines/search_bench.py depths=[1,2,3,4,5] match.seeds=10"""
 
 from sparring.launch.app import launch
-from sparring.pipelines.search_bench import run
 
 if __name__ == "__main__":
-    launch(__file__, "search_bench", run, resumable=False)
+    launch(__file__, "search_bench", "sparring.pipelines.search_bench:run", resumable=False)

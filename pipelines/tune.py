@@ -5,7 +5,6 @@ python pipelines/tune.py hparams_search=ga_tpe hparams_search.algorithm=random s
 python pipelines/tune.py hparams_search=ga_tpe search_id=<id> resume=true  # continue a search"""
 
 from sparring.launch.app import launch
-from sparring.pipelines.tune import run
 
 if __name__ == "__main__":
-    launch(__file__, "tune", run)
+    launch(__file__, "tune", "sparring.pipelines.tune:run")

@@ -4,7 +4,6 @@ python pipelines/validate.py                                  # conf/validate.ya
 python pipelines/validate.py seeds=8 'hands=[50,100,200,400,800]' match.games=200"""
 
 from sparring.launch.app import launch
-from sparring.pipelines.validate import run
 
 if __name__ == "__main__":
-    launch(__file__, "validate", run, resumable=False)
+    launch(__file__, "validate", "sparring.pipelines.validate:run", resumable=False)

@@ -11,6 +11,14 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 _ROOT = str(Path(__file__).resolve().parent.parent)
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
 
+# One local Ray head for the whole session (runtime.local_head): this process and every pipeline a
+# test starts in a subprocess join it. Its own directory: never a developer's running head.
+import tempfile  # noqa: E402
+
+_OWN_RAY_HOME = "SPARRING_RAY_HOME" not in os.environ
+if _OWN_RAY_HOME:
+    os.environ["SPARRING_RAY_HOME"] = tempfile.mkdtemp(prefix="sparring-ray-tests-")
+
 # Object-store tests talk to a local S3 server with test credentials. Ray workers (and the nodes a
 # test cluster starts) inherit the environment, so it is set before any of them exists.
 from tests.services import S3_CREDENTIALS  # noqa: E402
@@ -27,12 +35,20 @@ settings.load_profile("ci")
 
 @pytest.fixture(scope="session")
 def ray_session():
-    """A real embedded Ray with 2 CPUs, shared by every test that needs one."""
+    """This process joined to the session's local Ray head (every core: 2 on CI)."""
     from sparring.runtime.ray_session import init_ray, shutdown_ray
 
-    resources = init_ray({"num_cpus": 2, "log_to_driver": False})
+    resources = init_ray({"log_to_driver": False})
     yield resources
     shutdown_ray()
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """End the session's local Ray head (by its PID), whichever test started it."""
+    from sparring.runtime import local_head
+
+    if _OWN_RAY_HOME:
+        local_head.stop()
 
 
 @pytest.fixture(scope="session")

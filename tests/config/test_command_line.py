@@ -40,7 +40,7 @@ CASES = [
         ["tirals=10"],
         "tirals is not a known key: allowed keys are objective, direction, seed, trials",
     ),
-    ("handgen", ["ray=bogus"], "ray=bogus is not allowed: expected one of cluster, local"),
+    ("handgen", ["ray=bogus"], "ray=bogus is not allowed: expected one of cluster, embedded"),
     ("validate", ["tracking.uri=sqlite:////no/such/dir/m.db"], "the directory /no/such/dir does"),
     ("compare", [not_a_database], "is not an SQLite database"),
     ("search_bench", ["tracking.uri=http://127.0.0.1:9"], "no MLflow server answers"),
@@ -57,6 +57,34 @@ def test_a_bad_input_is_one_line_and_exit_2_before_any_work(tmp_path, name, args
     assert message in lines[0]
     assert "Traceback" not in proc.stderr
     assert not (tmp_path / "data").exists() and not (tmp_path / "mlflow.db").exists()
+
+
+HEAVY = ("ray", "mlflow", "pandas", "optuna")  # seconds of imports each
+
+
+def _imported(stderr: str) -> set[str]:
+    """Top-level packages named in ``python -X importtime`` output."""
+    lines = (line.rsplit("|", 1)[-1].strip() for line in stderr.splitlines() if "|" in line)
+    return {name.split(".")[0] for name in lines}
+
+
+@pytest.mark.parametrize(
+    ("name", "args"),
+    [*[(name, args) for name, args, _ in CASES], ("tune", ["--help"]), ("evolve", ["--help"])],
+)
+def test_help_and_bad_input_import_no_ray_mlflow_or_pandas(tmp_path, name, args):
+    """Check first, import later: the answer comes before the pipeline's module is imported."""
+    args = [a(tmp_path) if callable(a) else a for a in args]
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", str(ROOT / "pipelines" / f"{name}.py"), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=180,
+    )
+    assert proc.returncode == (0 if args == ["--help"] else 2), proc.stderr[-2000:]
+    assert "hydra" in _imported(proc.stderr)  # the listing is what it claims to be
+    assert not _imported(proc.stderr) & set(HEAVY)
 
 
 def test_sparring_debug_shows_the_whole_traceback(tmp_path):

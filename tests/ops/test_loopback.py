@@ -8,6 +8,9 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from sparring.runtime import local_head
 from tests.sockets import LOOPBACK, listeners
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,9 +28,12 @@ def test_the_helper_sees_a_socket_on_every_interface():
     assert ("0.0.0.0", port) in found
 
 
-def test_an_embedded_pipeline_listens_on_loopback_only(tmp_path):
+@pytest.mark.parametrize("ray", ["embedded", "local"])
+def test_a_pipeline_and_its_ray_listen_on_loopback_only(tmp_path, ray):
     """A whole evolve run (deal generation, generations, champion benchmark) polled every 0.3 s:
-    the GCS, the raylet, the agents and every worker listen on 127.0.0.1 and nowhere else."""
+    the GCS, the raylet, the agents and every worker listen on 127.0.0.1 and nowhere else, in
+    the driver's own Ray (embedded) and in the machine's shared local head (local)."""
+    head = local_head.ensure() if ray == "local" else None
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -37,6 +43,7 @@ def test_an_embedded_pipeline_listens_on_loopback_only(tmp_path):
             "deals.train=40",
             "deals.heldout=100",
             "registry.register=false",
+            f"ray={ray}",
             f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
         ],
         cwd=tmp_path,
@@ -47,6 +54,8 @@ def test_an_embedded_pipeline_listens_on_loopback_only(tmp_path):
     deadline = time.monotonic() + 300
     while proc.poll() is None and time.monotonic() < deadline:
         seen |= listeners(proc.pid)
+        if head is not None:
+            seen |= listeners(head.pid)
         time.sleep(0.3)
     if proc.poll() is None:
         proc.kill()

@@ -96,8 +96,12 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     """Three children as a search leaves them: a finished run; a stopped one its trial closed
     (KILLED, no objective: it stopped before its end); a stopped one whose process Tune ended
     before the trial could record the stop (RUNNING). Each gets its last objective and step,
-    the stopped ones the objective under its own name at their step, none stays RUNNING."""
-    from sparring.pipelines.tune import _close_trials
+    the stopped ones the objective under its own name at their step, none stays RUNNING.
+    A fourth, stopped, whose RUNNING run a later trial's session closed as an orphan (its
+    process gone), is closed the same way; a fifth, cut by an interrupted search and rerun
+    (its trial id reused by the rerun's run), is left as the interruption marked it."""
+    from sparring.pipelines.tune import INTERRUPTED_NOTE, _close_trials
+    from sparring.runtime.tracking import ENDED_TAG
 
     client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
     exp = client.create_experiment("evolve", artifact_location=(tmp_path / "a").as_uri())
@@ -117,16 +121,23 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     done = child("t1", "FINISHED", metrics={objective: 54.07})
     closed = child("t2", "KILLED", tags={"sparring.stopped_by": "asha at step 2/6"})
     cut = child("t3", None)
+    orphan = child("t4", "KILLED", tags={ENDED_TAG: "found RUNNING by run x with its driver gone"})
+    rerun_before = child("t5", "KILLED", tags={ENDED_TAG: INTERRUPTED_NOTE})
+    rerun = child("t5", "FINISHED", metrics={objective: 7.0})
     records = [
         TrialRecord(1, "t1", {}, 54.07, "finished", 6),
         TrialRecord(2, "t2", {}, 49.49, "stopped", 2),
         TrialRecord(3, "t3", {}, 12.5, "stopped", 4),
+        TrialRecord(4, "t4", {}, 3.25, "stopped", 2),
+        TrialRecord(5, "t5", {}, 7.0, "finished", 6),
     ]
     _close_trials(client, exp, parent, records, objective, 6)
     for run_id, record, status in (
         (done, records[0], "FINISHED"),
         (closed, records[1], "KILLED"),
         (cut, records[2], "KILLED"),
+        (orphan, records[3], "KILLED"),
+        (rerun, records[4], "FINISHED"),
     ):
         run = client.get_run(run_id)
         assert run.info.status == status
@@ -138,3 +149,5 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
             (6 if status == "FINISHED" else record.step, record.objective)
         ]
     assert client.get_run(cut).data.tags["sparring.stopped_by"] == "asha at step 4/6"
+    assert client.get_run(orphan).data.tags["sparring.stopped_by"] == "asha at step 2/6"
+    assert "trial_state" not in client.get_run(rerun_before).data.tags

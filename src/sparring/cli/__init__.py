@@ -12,6 +12,7 @@
     sparring compare evolve --metric champion_bb100
     sparring tune hparams_search=ga_tpe trials=24 concurrency=2
     sparring submit evolve ga.population=256 deals.root=s3://bucket/deals
+    sparring ray status | sparring ray stop
 
 Each domain module (poker, mus, eleusis, flagbots, runs) registers its subcommands next to their
 handlers. Every input is checked before any work: a bad one ends the command with one line on
@@ -25,11 +26,11 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from sparring.cli import cluster, eleusis, flagbots, mus, poker, runs, submit, tune
+from sparring.cli import cluster, eleusis, flagbots, local_ray, mus, poker, runs, submit, tune
 from sparring.cli.common import EXIT_USAGE, Parser
 from sparring.runtime.errors import EXIT_INTERRUPTED, one_line
 
-DOMAINS = (poker, mus, eleusis, flagbots, runs, tune, cluster, submit)
+DOMAINS = (poker, mus, eleusis, flagbots, runs, tune, cluster, submit, local_ray)
 GROUPS = {
     "poker": "poker tools (replay a hand of a deal set)",
     "play": "play a game in the terminal",

@@ -41,9 +41,7 @@ def script() -> Path:
 def run(args: argparse.Namespace) -> int:
     """Hand the overrides to the Hydra app; exits with its status."""
     from sparring.launch.app import launch
-    from sparring.pipelines.tune import run as tune_run
-
     path = script()
     sys.argv = [str(path), *args.overrides]
-    launch(str(path), "tune", tune_run)
+    launch(str(path), "tune", "sparring.pipelines.tune:run")
     return 0

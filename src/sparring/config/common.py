@@ -30,10 +30,12 @@ class ObjectiveConfig:
 
 @dataclass
 class RayConfig:
-    """``conf/ray/*.yaml``: null address = an embedded local Ray, ``auto`` = the running cluster."""
+    """``conf/ray/*.yaml``: null address = this machine's Ray (``shared``: the local head its
+    pipelines share; false = embedded in the driver), ``auto`` = the running cluster."""
 
     address: str | None = None
-    num_cpus: int | None = None  # embedded only; null = every core
+    shared: bool = True
+    num_cpus: int | None = None  # a number = an embedded Ray of that many CPUs; null = every core
     include_dashboard: bool = False
     log_to_driver: bool = True
     namespace: str = "sparring"

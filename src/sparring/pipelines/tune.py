@@ -31,7 +31,7 @@ from sparring.runtime.checkout import conf_dir
 from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.parent_runs import create_parent
-from sparring.runtime.ray_session import init_ray
+from sparring.runtime.ray_session import init_ray, job_page
 from sparring.runtime.tracking import (
     ENDED_TAG,
     STOPPED_TAG,
@@ -206,13 +206,17 @@ def _space_text(spec) -> str:
     return f"{spec.type}[{spec.low:g}, {spec.high:g}]"
 
 
+# How a child run left by a killed search is marked; the rerun of its trial has a run of its own.
+INTERRUPTED_NOTE = "search interrupted; the trial was rerun"
+
+
 def _close_interrupted(client, exp: str, parent: str) -> None:
     """Children left RUNNING by the killed search: Tune reruns their trials from the start."""
     for child in client.search_runs(
         [exp],
         filter_string=f"tags.mlflow.parentRunId = '{parent}' and attributes.status = 'RUNNING'",
     ):
-        client.set_tag(child.info.run_id, ENDED_TAG, "search interrupted; the trial was rerun")
+        client.set_tag(child.info.run_id, ENDED_TAG, INTERRUPTED_NOTE)
         client.set_terminated(child.info.run_id, status="KILLED")
 
 
@@ -405,6 +409,8 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
             + ", ".join(f"{k} {v:.2f}" for k, v in sorted(scores.items(), key=lambda kv: -kv[1]))
         )
     console.print(f"[bold]MLflow parent run:[/bold] {parent} in {job.tracking.uri}")
+    if page := job_page():  # a search submitted as a Ray job: its page on the dashboard
+        console.print(f"[bold]Ray job:[/bold] {page}", soft_wrap=True)
     return {
         "run_id": parent,
         "search_id": search_id,
@@ -423,11 +429,13 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
     Tune saw it, at its step); a stopped one also gets the objective under its own name at that
     step, which its run never logged (``compare --sweep`` reads it). A stopped or failed trial
     whose run is still RUNNING is closed here: Tune ends a stopped trial's process right after
-    telling it to stop, often before the trial has recorded the stop itself."""
+    telling it to stop, often before the trial has recorded the stop itself; and when a later
+    trial's session found that run first, it closed it as an orphan (KILLED, its driver gone),
+    which is still a stopped trial's run to tag here."""
     ended = {r.trial_id: r for r in records if r.state != "unfinished"}
     for child in client.search_runs([exp], filter_string=f"tags.mlflow.parentRunId = '{parent}'"):
         record = ended.get(child.data.tags.get("tune_trial"))
-        if record is None or child.data.tags.get(ENDED_TAG) is not None:
+        if record is None or child.data.tags.get(ENDED_TAG) == INTERRUPTED_NOTE:
             continue  # an unfinished trial, or a run of a trial cut and rerun
         run_id = child.info.run_id
         if record.objective is not None:
@@ -436,9 +444,9 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
                 last[objective] = record.objective
             RunLogger(client, run_id, exp).log_metrics(last, step=record.step)
         client.set_tag(run_id, "trial_state", record.state)
+        if record.state == "stopped" and STOPPED_TAG not in child.data.tags:
+            client.set_tag(run_id, STOPPED_TAG, f"asha at step {record.step}/{steps}")
         if child.info.status == "RUNNING" and record.state in ("stopped", "failed"):
-            if record.state == "stopped" and STOPPED_TAG not in child.data.tags:
-                client.set_tag(run_id, STOPPED_TAG, f"asha at step {record.step}/{steps}")
             status = "KILLED" if record.state == "stopped" else "FAILED"
             client.set_terminated(run_id, status=status)
 

@@ -1,7 +1,10 @@
-"""Connecting to Ray from a config: an embedded local Ray, or an existing cluster.
+"""Connecting to Ray from a config: this machine's shared local Ray, an embedded one, or a cluster.
 
-``conf/ray/local.yaml`` starts Ray inside the driver process (``address: null``);
-``conf/ray/cluster.yaml`` attaches to a running cluster (``address: auto``). Inside a Ray job
+``conf/ray/local.yaml`` (``address: null``) joins this machine's local head, starting it on
+first need (``runtime.local_head``: one Ray for every pipeline of the machine, loopback only);
+``conf/ray/embedded.yaml`` (``shared: false``, or any ``num_cpus``) starts a Ray inside the
+driver process that ends with it; ``conf/ray/cluster.yaml`` attaches to a running cluster
+(``address: auto``). Inside a Ray job
 (``ray job submit``) ``address: null`` means the job's cluster: a new embedded Ray there would
 inherit the job's runtime env and fail to set it up. ``init_ray`` is idempotent: a second call,
 or a call inside a Ray task where Ray is already up, reuses it.
@@ -28,6 +31,7 @@ DEFAULTS: dict[str, Any] = {
     "include_dashboard": False,
     "log_to_driver": True,
     "namespace": "sparring",
+    "shared": True,
 }
 
 
@@ -35,10 +39,11 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
     """Start or attach to Ray as ``cfg`` (a ``RayConfig`` or a mapping) says and return the
     cluster resources.
 
-    Keys: ``address`` (null = embedded local Ray, or the job's cluster inside a Ray job;
-    ``auto`` = the running cluster, or
-    ``ray://host:port``), ``num_cpus`` (embedded only; null = all cores), ``include_dashboard``,
-    ``log_to_driver``, ``namespace``.
+    Keys: ``address`` (null = this machine's Ray, or the job's cluster inside a Ray job;
+    ``auto`` = the running cluster, or ``ray://host:port``), ``shared`` (with a null address:
+    join the machine's local head; false = an embedded Ray of this driver's own),
+    ``num_cpus`` (an embedded Ray of exactly that many CPUs; null = all cores, shared),
+    ``include_dashboard`` (embedded only), ``log_to_driver``, ``namespace``.
     """
     options = dict(DEFAULTS)
     options.update(to_container(cfg or {}))
@@ -57,18 +62,24 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
             "logging_level": logging.WARNING,
             "configure_logging": True,
         }
-        embedded = not options["address"] and not in_ray_job()
+        local = not options["address"] and not in_ray_job()
+        shared = local and options["shared"] and num_cpus is None
+        embedded = local and not shared
         if options["address"]:
             kwargs["address"] = options["address"]
-        elif not embedded:
+        elif not local:
             # the driver of a Ray job: join the job's cluster (Ray set RAY_ADDRESS for it)
             kwargs["address"] = "auto"
+        elif shared:
+            _join_local_head(kwargs)
+            handle_termination()
+            return dict(ray.cluster_resources())
         else:
             # "local" always starts a new embedded Ray; without it ray.init() would attach to
             # any cluster that `ray start` left running on this machine.
             kwargs["address"] = "local"
             kwargs["num_cpus"] = num_cpus
-            _loopback_only()
+            loopback_only()
             kwargs["include_dashboard"] = options["include_dashboard"]
         ray.init(**kwargs)
         handle_termination()  # Ray's driver installs its own SIGTERM handler, which aborts
@@ -77,7 +88,36 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
     return dict(ray.cluster_resources())
 
 
-def _loopback_only() -> None:
+def _join_local_head(kwargs: dict[str, Any]) -> None:
+    """``ray.init`` on this machine's local head; a head that went away between reading its
+    file and connecting (it was idle, or killed) is replaced once."""
+    from sparring.runtime import local_head
+
+    loopback_only()  # the driver's own servers too
+    kwargs["runtime_env"] = local_head.driver_runtime_env()
+    for attempt in (1, 2):
+        head = local_head.ensure()
+        _use_auth_mode(head.auth_mode)
+        try:
+            ray.init(address=head.address, **kwargs)
+            return
+        except ConnectionError:
+            if attempt == 2 or local_head.alive(head):
+                raise
+
+
+def _use_auth_mode(mode: str) -> None:
+    """Connect with the head's RAY_AUTH_MODE (its token is in ~/.ray/auth_token). Ray reads the
+    mode once, when it is imported; ``Config.initialize`` reads it again (as Ray itself does
+    when ``ray.init`` turns token auth on for a new local Ray)."""
+    if os.environ.get("RAY_AUTH_MODE") != mode:
+        from ray._raylet import Config  # type: ignore[attr-defined]
+
+        os.environ["RAY_AUTH_MODE"] = mode
+        Config.initialize("")
+
+
+def loopback_only() -> None:
     """Make the embedded Ray listen on 127.0.0.1 only.
 
     Ray turns a node address of 127.0.0.1 into the machine's outward address

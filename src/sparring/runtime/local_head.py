@@ -1,0 +1,337 @@
+"""One local Ray per machine: a head that Sparring starts on first need and later drivers join.
+
+``ray=local`` used to start a whole Ray (about nine processes, ~1.6 GB, 5-10 s) inside every
+pipeline's driver. Now the first driver on a machine starts a *head*, a small process running
+a loopback-only Ray, and every later driver joins it:
+
+    python -m sparring.runtime.local_head serve   # what ensure() starts; not run by hand
+    sparring ray status | sparring ray stop       # see it, end it (by its PID only)
+
+- **Where**: one head per user and Python environment (the venv): its state lives in
+  ``$SPARRING_RAY_HOME`` (default ``/tmp/sparring-<uid>/ray-<hash of sys.prefix>``), a head
+  file with its PID, the PID's start time and its GCS address, written atomically once Ray is
+  up. Two checkouts with their own venvs never run each other's code.
+- **Starting**: under an exclusive lock on ``head.lock``, so six pipelines started at the same
+  moment start one head and all join it.
+- **Stale heads**: a head file whose process is gone (or is another process with a reused PID)
+  or whose GCS does not answer is removed and a new head started.
+- **Ending**: the head ends when no driver has been connected for ``SPARRING_RAY_IDLE_S``
+  seconds (default 600), on SIGTERM (``sparring ray stop``), and its Ray processes never
+  outlive it (``runtime.reaper``, as for an embedded Ray).
+- Workers of a joining driver get the driver's ``SPARRING_*``, ``NUMBA_*``, storage-credential
+  and ``PYTHONPATH`` variables and start in its working directory (a raylet would give them
+  the head's), and Ray puts the driver's script directory and working directory on their
+  ``sys.path``: as in an embedded Ray.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from sparring.runtime.errors import UsageError
+
+IDLE_S = 600.0  # a head with no driver for this long ends itself
+START_TIMEOUT_S = 180.0  # a loaded 2-core machine can take a minute to start Ray
+POLL_S = 1.0
+# What a joining driver's workers get from its environment: Sparring's and numba's settings,
+# storage credentials, the import path.
+PASSED_ENV = ("SPARRING_", "NUMBA_", "AWS_", "GOOGLE_", "AZURE_", "PYTHONPATH")
+
+
+@dataclass(frozen=True)
+class Head:
+    """A running head: its process (pid and start time) and where its GCS listens."""
+
+    pid: int
+    start: str
+    address: str
+    num_cpus: int
+    python: str
+    started_at: float
+    auth_mode: str = "token"  # RAY_AUTH_MODE of the head; a joining driver must use the same
+
+
+class HeadError(UsageError):
+    """The local head cannot be started or joined (one line: what happened, where the log is)."""
+
+
+def home() -> Path:
+    """This environment's head directory (``$SPARRING_RAY_HOME`` when set)."""
+    given = os.environ.get("SPARRING_RAY_HOME")
+    if given:
+        return Path(given)
+    digest = hashlib.sha256(sys.prefix.encode()).hexdigest()[:12]
+    return Path("/tmp") / f"sparring-{os.getuid()}" / f"ray-{digest}"
+
+
+def idle_s() -> float:
+    """How long a head waits without a driver before it ends (``$SPARRING_RAY_IDLE_S``)."""
+    try:
+        return float(os.environ.get("SPARRING_RAY_IDLE_S", IDLE_S))
+    except ValueError:
+        return IDLE_S
+
+
+def _head_file(where: Path) -> Path:
+    return where / "head.json"
+
+
+def log_file(where: Path) -> Path:
+    """Where the head's own output goes (Ray's logs stay in Ray's session directory)."""
+    return where / "head.log"
+
+
+def _process_start(pid: int) -> str | None:
+    """When ``pid`` started (clock ticks since boot), None when it is gone or a zombie."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return None if fields[0] == "Z" else fields[19]
+
+
+def read(where: Path | None = None) -> Head | None:
+    """The head the state file describes, None when there is none (or it is unreadable)."""
+    try:
+        return Head(**json.loads(_head_file(where or home()).read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def alive(head: Head) -> bool:
+    """Whether the head's process still runs (the same process: its start time matches)."""
+    return _process_start(head.pid) == head.start
+
+
+def _answers(address: str, timeout_s: float = 5.0) -> bool:
+    """Whether a GCS listens at ``host:port`` (a TCP connect, no Ray client needed)."""
+    import socket
+
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout_s):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _locked(where: Path) -> Iterator[None]:
+    where.mkdir(parents=True, exist_ok=True)
+    with open(where / "head.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def ensure(num_cpus: int | None = None, where: Path | None = None) -> Head:
+    """The running head of this environment, started (or a stale one replaced) when needed.
+
+    ``num_cpus`` is used only when a new head starts (null = every core)."""
+    where = where or home()
+    with _locked(where):
+        head = read(where)
+        if head is not None and alive(head) and _answers(head.address):
+            return head
+        if head is not None:
+            _end(head)  # stale: its process is gone, or its GCS does not answer
+            _head_file(where).unlink(missing_ok=True)
+        return _start(where, num_cpus)
+
+
+def _start(where: Path, num_cpus: int | None) -> Head:
+    command = [sys.executable, "-m", "sparring.runtime.local_head", "serve", str(where)]
+    if num_cpus is not None:
+        command += ["--num-cpus", str(num_cpus)]
+    with open(log_file(where), "ab") as log:
+        # Its own session and no inherited pipes: a caller reading our output (CI, a test's
+        # subprocess.run) is not held open by the head, nor is the head hit by its Ctrl-C.
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            cwd="/",
+            env={
+                **os.environ,
+                "RAY_USAGE_STATS_ENABLED": "0",
+                # Token auth as Ray 2.60 defaults to for a new local Ray, but said explicitly:
+                # a joining driver with RAY_AUTH_MODE unset would otherwise try without one.
+                "RAY_AUTH_MODE": os.environ.get("RAY_AUTH_MODE") or "token",
+            },
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        head = read(where)
+        if head is not None and head.pid == process.pid:
+            return head
+        if process.poll() is not None:
+            raise HeadError(
+                f"the local Ray head exited with status {process.returncode} while starting: "
+                f"{_last_line(log_file(where))} (log: {log_file(where)}); retry, or use "
+                "ray=embedded"
+            )
+        time.sleep(0.2)
+    _end_process(process.pid)
+    raise HeadError(
+        f"the local Ray head did not start within {START_TIMEOUT_S:.0f} s (the machine may be "
+        f"overloaded; log: {log_file(where)}); retry later, or use ray=embedded"
+    )
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return "no log"
+    return lines[-1][:300] if lines else "no output"
+
+
+def _end_process(pid: int, timeout_s: float = 30.0) -> bool:
+    """SIGTERM ``pid`` and wait; SIGKILL after ``timeout_s``. True when it was running."""
+    start = _process_start(pid)
+    if start is None:
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and _process_start(pid) == start:
+        time.sleep(0.1)
+    if _process_start(pid) == start:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return True
+
+
+def _end(head: Head) -> bool:
+    """End ``head``'s process if it is still that process; True when it was running."""
+    return alive(head) and _end_process(head.pid)
+
+
+def stop(where: Path | None = None) -> Head | None:
+    """End this environment's head (only it: by its PID and start time); returns it, or None
+    when none was running."""
+    where = where or home()
+    with _locked(where):
+        head = read(where)
+        _head_file(where).unlink(missing_ok=True)
+    if head is None or not _end(head):
+        return None
+    return head
+
+
+DRIVER_CWD = "SPARRING_DRIVER_CWD"
+
+
+def driver_runtime_env() -> dict[str, object]:
+    """The job runtime env of a driver joining the head: its workers get the driver's
+    variables named in ``PASSED_ENV`` and start in its working directory, as the
+    workers of an embedded Ray do (a raylet would give them the head's: ``/``)."""
+    env = {k: v for k, v in os.environ.items() if k.startswith(PASSED_ENV)}
+    env[DRIVER_CWD] = os.getcwd()
+    return {"env_vars": env, "worker_process_setup_hook": f"{__name__}.enter_driver_cwd"}
+
+
+def enter_driver_cwd() -> None:
+    """Worker setup hook: start where the driver runs (relative paths mean the same)."""
+    with contextlib.suppress(KeyError, OSError):
+        os.chdir(os.environ[DRIVER_CWD])
+
+
+# --- the head process -------------------------------------------------------------------------
+
+
+def _live_drivers(me: int) -> int:
+    """Drivers connected to this head other than its own (the GCS job table)."""
+    from ray._private.state import state
+
+    return sum(1 for job in state.job_table() if not job["IsDead"] and job["DriverPid"] != me)
+
+
+def serve(where: Path, num_cpus: int | None, idle_s: float) -> None:
+    """Run the head until it is idle for ``idle_s`` or terminated; the head file says where."""
+    import ray
+
+    from sparring.runtime.ray_session import loopback_only
+    from sparring.runtime.reaper import start_reaper
+
+    loopback_only()
+    ray.init(
+        address="local",
+        num_cpus=num_cpus,
+        include_dashboard=False,
+        namespace="sparring",
+        log_to_driver=False,
+        configure_logging=False,
+    )
+    start_reaper()  # its Ray processes end with it, even after a kill -9
+    stopping: list[int] = []  # after ray.init, which installs a SIGTERM handler of its own
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    me = os.getpid()
+    head = Head(
+        pid=me,
+        start=_process_start(me) or "",
+        address=ray.get_runtime_context().gcs_address,
+        num_cpus=int(ray.cluster_resources().get("CPU", 0)),
+        python=sys.executable,
+        started_at=time.time(),
+        auth_mode=os.environ.get("RAY_AUTH_MODE", "token"),
+    )
+    _write(where, head)
+    print(f"local Ray head {me} at {head.address}, {head.num_cpus} CPUs", flush=True)
+    idle_since = time.monotonic()
+    while not stopping:
+        time.sleep(POLL_S)
+        if _live_drivers(me):
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since >= idle_s:
+            with _locked(where):  # no driver may read the file while the head goes
+                if _live_drivers(me):
+                    continue
+                _forget(where, head)
+            print(f"idle for {idle_s:.0f} s: stopping", flush=True)
+            break
+    _forget(where, head)
+    ray.shutdown()
+
+
+def _write(where: Path, head: Head) -> None:
+    tmp = _head_file(where).with_suffix(f".{head.pid}.tmp")
+    tmp.write_text(json.dumps(asdict(head)))
+    os.replace(tmp, _head_file(where))
+
+
+def _forget(where: Path, head: Head) -> None:
+    """Remove the head file if it is still this head's."""
+    if read(where) == head:
+        _head_file(where).unlink(missing_ok=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m sparring.runtime.local_head")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("serve", help="run a head (ensure() starts it; not run by hand)")
+    run.add_argument("where", type=Path)
+    run.add_argument("--num-cpus", type=int, default=None)
+    args = parser.parse_args(argv)
+    serve(args.where, args.num_cpus, idle_s())
+
+
+if __name__ == "__main__":
+    main()

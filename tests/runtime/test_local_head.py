@@ -1,0 +1,172 @@
+"""The machine's shared local Ray head: six pipelines at once, stale heads, `sparring ray stop`.
+
+Each test here has a head directory of its own (never the session's head, which the other
+tests share), and ends what it started by PID.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow.parquet as pq
+from mlflow.tracking import MlflowClient
+
+from sparring.runtime import local_head
+from sparring.runtime.reaper import descendants
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _env(home: Path, **more: str) -> dict[str, str]:
+    return {**os.environ, "SPARRING_RAY_HOME": str(home), **more}
+
+
+def _tree_alive(pids: set[int]) -> set[int]:
+    return {pid for pid in pids if Path(f"/proc/{pid}").exists() and not _zombie(pid)}
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def _wait_gone(pids: set[int], timeout_s: float = 60.0) -> set[int]:
+    deadline = time.monotonic() + timeout_s
+    while _tree_alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return _tree_alive(pids)
+
+
+def _equity(seed: int, tmp_path: Path, home: Path, *extra: str, to: str = "") -> subprocess.Popen:
+    out = tmp_path / (to or f"equity-{seed}")
+    out.mkdir()
+    return subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "pipelines" / "equity.py"),
+            "trials=300",
+            f"seed={seed}",
+            f"output={out / 'preflop.parquet'}",
+            f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+            *extra,
+        ],
+        cwd=out,
+        env=_env(home),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def test_six_pipelines_started_together_share_one_head_and_all_record_their_runs(tmp_path):
+    """Six equity pipelines at the same moment on one new sqlite store: one head is started
+    (under the lock), all six join it, finish and record a run each; the tables equal the
+    ones an embedded Ray makes for the same seeds."""
+    home = tmp_path / "head"
+    procs = [_equity(seed, tmp_path, home) for seed in range(1, 7)]
+    try:
+        errors = [p.communicate(timeout=600)[1] for p in procs]
+        assert [p.returncode for p in procs] == [0] * 6, [e[-1500:] for e in errors]
+        head = local_head.read(home)
+        assert head is not None and local_head.alive(head)
+        assert (home / "head.log").read_text().count("local Ray head") == 1  # one start
+        client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
+        runs = client.search_runs([e.experiment_id for e in client.search_experiments()])
+        assert sorted(int(r.data.params["seed"]) for r in runs) == [1, 2, 3, 4, 5, 6]
+        assert all(r.info.status == "FINISHED" for r in runs)
+    finally:
+        local_head.stop(home)
+    embedded = _equity(3, tmp_path, home, "ray=embedded", to="embedded")
+    assert embedded.communicate(timeout=600)[0] is None and embedded.returncode == 0
+    assert local_head.read(home) is None  # the embedded run started no head
+    shared = pq.read_table(tmp_path / "equity-3" / "preflop.parquet")
+    assert shared.equals(pq.read_table(tmp_path / "embedded" / "preflop.parquet"))
+
+
+def test_a_head_killed_with_sigkill_is_detected_and_replaced(tmp_path):
+    """Every process of a head killed with SIGKILL: its file stays behind, pointing at a dead
+    PID and a closed port; the next driver starts a new head, and work runs on it."""
+    home = tmp_path / "head"
+    old = local_head.ensure(where=home)
+    try:
+        tree = {old.pid, *descendants(old.pid)}
+        assert len(tree) > 3  # the head, its GCS, raylet, agents
+        for pid in tree:
+            os.kill(pid, signal.SIGKILL)
+        assert not _wait_gone(tree, 30)
+        assert local_head.read(home) == old and not local_head.alive(old)
+        new = local_head.ensure(where=home)
+        assert new.pid != old.pid and local_head.alive(new)
+        probe = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import ray; from sparring.runtime.ray_session import init_ray; init_ray({}); "
+                "print(ray.get(ray.remote(lambda: 6 * 7).remote()))",
+            ],
+            env=_env(home),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert probe.stdout.strip().splitlines()[-1] == "42", probe.stderr[-2000:]
+        assert local_head.read(home) == new  # the probe joined it, no third head
+    finally:
+        local_head.stop(home)
+
+
+def test_sparring_ray_stop_ends_only_sparrings_head(tmp_path):
+    """Another Ray on the machine (an embedded one of a plain script) and Sparring's head:
+    `sparring ray stop` ends the head and every process of it, the other Ray keeps running;
+    a second stop says there is none."""
+    home = tmp_path / "head"
+    other = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import ray, time; ray.init(address=\"local\", num_cpus=1, include_dashboard=False); "
+            "print('up', flush=True); time.sleep(600)",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "RAY_USAGE_STATS_ENABLED": "0"},
+        start_new_session=True,
+    )
+    try:
+        assert other.stdout.readline().strip() == "up"
+        others = {other.pid, *descendants(other.pid)}
+        head = local_head.ensure(where=home)
+        tree = {head.pid, *descendants(head.pid)}
+        cli = [sys.executable, "-m", "sparring.cli", "ray"]
+        status = subprocess.run([*cli, "status"], env=_env(home), capture_output=True, text=True)
+        assert f"local Ray head {head.pid} at {head.address}" in status.stdout
+        stop = subprocess.run([*cli, "stop"], env=_env(home), capture_output=True, text=True)
+        assert stop.returncode == 0 and f"stopped the local Ray head {head.pid}" in stop.stdout
+        assert not _wait_gone(tree)
+        assert _tree_alive(others) == others  # the other Ray is untouched
+        again = subprocess.run([*cli, "stop"], env=_env(home), capture_output=True, text=True)
+        assert again.returncode == 0 and "no local Ray head was running" in again.stdout
+    finally:
+        os.killpg(other.pid, signal.SIGTERM)
+        other.wait(timeout=60)
+        local_head.stop(home)
+
+
+def test_an_idle_head_ends_itself_and_removes_its_file(tmp_path, monkeypatch):
+    """With SPARRING_RAY_IDLE_S=2 a head that no driver joins ends within seconds, its Ray
+    processes with it, and leaves no head file for the next driver to trip on."""
+    monkeypatch.setenv("SPARRING_RAY_IDLE_S", "2")
+    home = tmp_path / "head"
+    head = local_head.ensure(where=home)
+    tree = {head.pid, *descendants(head.pid)}
+    assert not _wait_gone(tree, 90)
+    assert local_head.read(home) is None
+    assert "idle for 2 s: stopping" in (home / "head.log").read_text()
