@@ -43,6 +43,15 @@ CASES = [
     ("handgen", ["ray=bogus"], "ray=bogus is not allowed: expected one of cluster, embedded"),
     ("validate", ["tracking.uri=sqlite:////no/such/dir/m.db"], "the directory /no/such/dir does"),
     ("compare", [not_a_database], "is not an SQLite database"),
+    (
+        "compare",
+        [
+            "experiment=evolve",
+            "metric=champion_bb100",
+            lambda tmp: f"tracking.uri=sqlite:///{tmp}/m.db",
+        ],
+        "no MLflow store at",  # compare reads a store: it does not make an empty one
+    ),
     ("search_bench", ["tracking.uri=http://127.0.0.1:9"], "no MLflow server answers"),
 ]  # the other pipelines' values are checked in process (tests/config/test_schemas.py)
 

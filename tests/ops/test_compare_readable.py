@@ -13,7 +13,9 @@ from mlflow.tracking import MlflowClient
 
 from sparring.champions.registry import log_champion, register
 from sparring.cli import main
+from sparring.launch.preflight import check_readable_store
 from sparring.pipelines.compare import compare, short_names
+from sparring.runtime.errors import ConfigError, UsageError
 from sparring.runtime.tracking import tracked_run
 
 SWEEP = "evolve-ga_operators-20261201-030000"
@@ -135,6 +137,34 @@ def test_a_misspelt_metric_is_refused_with_close_matches(store, capsys):
     assert "no run in experiment 'evolve' has metric 'champion_bb10'" in err
     assert "close matches: champion_bb100" in err
     assert not (tmp / "cmp").exists() or not any((tmp / "cmp").iterdir())
+
+
+@pytest.mark.parametrize(
+    ("experiment", "metrics"),
+    [
+        ("evolve", ["champion_bb10"]),
+        ("evolve", ["champion_bb100", "generations_per_mn"]),
+        ("evolv", ["champion_bb100"]),
+        ("equity", ["champion_bb100"]),
+    ],
+)
+def test_the_preflight_refuses_what_compare_refuses_in_the_same_words(store, experiment, metrics):
+    """The store read with sqlite3 before MLflow is imported says exactly what compare's own
+    check says for a misspelt experiment or metric, and passes what compare accepts."""
+    uri, _, tmp = store
+    with pytest.raises((UsageError, ConfigError)) as own:
+        compare(uri, experiment, metrics[0], metrics[1:], output_dir=tmp / "cmp")
+    with pytest.raises((UsageError, ConfigError)) as early:
+        check_readable_store(uri, experiment, metrics)
+    assert str(early.value) == str(own.value)
+    check_readable_store(uri, "evolve", ["champion_bb100", "generations_per_min"])
+
+
+def test_the_preflight_does_not_create_a_store_it_was_asked_to_read(tmp_path):
+    missing = tmp_path / "typo.db"
+    with pytest.raises(UsageError, match="no MLflow store at"):
+        check_readable_store(f"sqlite:///{missing}", "evolve", ["champion_bb100"])
+    assert not missing.exists()
 
 
 def test_an_experiment_and_a_sweep_together_are_refused(store, capsys):

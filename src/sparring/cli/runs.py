@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from sparring.cli.common import UsageError, integer, name, output_file, tracking_uri
+from sparring.launch.preflight import check_readable_store
 from sparring.runtime.config import DEFAULT_TRACKING_URI
 
 
@@ -94,14 +95,16 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
 
 def compare(args: argparse.Namespace) -> int:
     """Print the comparison table and write its plot."""
-    from sparring.pipelines.compare import compare as compare_runs
-
     if args.experiment and (args.sweep or args.model):
         raise UsageError("name an experiment or --sweep/--model, not both")
     try:  # refuse an unwritable place before reading
         output_file(f"{args.output_dir}/plot.png")
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"--output-dir {exc}") from None
+    if not (args.sweep or args.model):
+        check_readable_store(args.tracking_uri, args.experiment, [args.metric, *args.metrics])
+    from sparring.pipelines.compare import compare as compare_runs  # MLflow: after the checks
+
     compare_runs(
         args.tracking_uri,
         args.experiment,

@@ -57,6 +57,7 @@ def launch(
     *,
     resumable: bool | Callable[[Any], bool] = False,
     exit_status: Target | None = None,
+    preflight: Target | None = None,
 ) -> None:
     """Run ``run(typed_config)`` under Hydra with the conventions above; never returns.
 
@@ -64,7 +65,8 @@ def launch(
     ``resumable`` says whether running the same command again continues an interrupted run
     (a function of the typed config where that depends on it, e.g. evolve's ``resume``).
     ``run`` and ``exit_status`` may be given as ``"module:function"``: they are imported after
-    the checks, so nothing heavy is imported for ``--help`` or a bad override.
+    the checks, so nothing heavy is imported for ``--help`` or a bad override. ``preflight``
+    checks the typed config further before ``run`` is imported (compare: the store it reads).
     The task returns the metric the config names as its ``objective`` (for sweepers).
     ``exit_status`` maps the result of a single run to the process's exit status (retrain:
     0 promoted, 10 kept); without it a finished run exits 0.
@@ -91,6 +93,8 @@ def launch(
             tracking = getattr(config, "tracking", None)
             if tracking is not None:
                 check_tracking(tracking.uri)
+            if preflight is not None:
+                resolve(preflight)(config)
             result = resolve(run)(config)
             results.append(result)
             return objective_value(config, result)

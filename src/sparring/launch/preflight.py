@@ -1,4 +1,5 @@
-"""Checks that run before any work: can the MLflow store be opened at all?
+"""Checks that run before any work: can the MLflow store be opened at all? Does a store that
+a command only reads hold what it names?
 
 A pipeline that would fail at its first MLflow call after minutes of Ray work fails here instead,
 in one line: a sqlite file whose directory is missing, a file that is not a database, a
@@ -7,11 +8,14 @@ directory given as the database, an http server that does not answer.
 
 from __future__ import annotations
 
+import sqlite3
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 
-from sparring.runtime.errors import UsageError
+from sparring.runtime.config import close_names
+from sparring.runtime.errors import ConfigError, UsageError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -65,3 +69,64 @@ def _check_http(uri: str, timeout_s: float) -> None:
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
         raise TrackingError(f"tracking.uri={uri}: no MLflow server answers ({reason})") from None
+
+
+def check_readable_store(uri: str, experiment: str | None, metrics: list[str]) -> None:
+    """Before a command that only reads the record (``compare``) imports MLflow: on a sqlite
+    store, the file must exist (reading must not create an empty store), ``experiment`` must be
+    one of its experiments and each of ``metrics`` logged by some run of it. Read from the
+    file itself with sqlite3, in milliseconds; other stores are checked by the command.
+
+    The messages are the command's own for the same mistakes (``pipelines.compare``)."""
+    if not uri.startswith("sqlite:///"):
+        return
+    path = Path(uri[len("sqlite:///") :])
+    if not path.exists():
+        raise TrackingError(
+            f"tracking.uri={uri}: no MLflow store at {path} (run a pipeline first, or give "
+            "the store's path)"
+        )
+    if experiment is None:
+        return
+    try:
+        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+            names = [
+                row[0]
+                for row in db.execute(
+                    "select name from experiments where lifecycle_stage = 'active' "
+                    "order by creation_time desc, experiment_id"  # as MLflow lists them
+                )
+            ]
+            if experiment not in names:
+                raise ConfigError(
+                    "experiment",
+                    experiment,
+                    f"an experiment in {uri}: one of {', '.join(names) or 'none'}",
+                )
+            known = sorted(
+                row[0]
+                for row in db.execute(
+                    "select distinct m.key from latest_metrics m join runs r "
+                    "on m.run_uuid = r.run_uuid join experiments e "
+                    "on r.experiment_id = e.experiment_id "
+                    "where e.name = ? and r.lifecycle_stage = 'active'",
+                    (experiment,),
+                )
+            )
+    except sqlite3.Error:
+        return  # an older or newer schema: the command's own checks say what is wrong
+    for name in metrics:
+        if name not in known:
+            raise UsageError(
+                f"no run in experiment {experiment!r} has metric {name!r}; "
+                f"{close_names(name, known)}"
+            )
+
+
+def check_compare(config: Any) -> None:
+    """``pipelines/compare.py``'s preflight: the store, experiment and metrics it names."""
+    if config.sweep_id is not None or config.model is not None:
+        return  # the sweep or model says which runs: compare checks them
+    check_readable_store(
+        config.tracking.uri, config.experiment, [config.metric, *config.metrics]
+    )

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import csv
-import difflib
 import io
 import json
 import sys
@@ -35,6 +34,7 @@ from mlflow.tracking import MlflowClient
 from sparring.config.compare import CompareConfig, OutputFormat, ParamsShown
 from sparring.reporting.console import Column, console, fit_console, print_fitted, short_number
 from sparring.reporting.plots import grouped_bars
+from sparring.runtime.config import close_names
 from sparring.runtime.errors import ConfigError, UsageError
 from sparring.runtime.params import is_infrastructure, short_names, short_value
 from sparring.runtime.parent_runs import PARENT_TAG, SWEEP_ID_TAG, SWEPT_TAG
@@ -133,13 +133,7 @@ def _check_metrics(frame: pd.DataFrame, wanted: list[str], where: str) -> None:
     for name in wanted:
         column = f"metrics.{name}"
         if column not in frame or frame[column].isna().all():
-            close = difflib.get_close_matches(name, known, n=4, cutoff=0.5)
-            hint = (
-                f"close matches: {', '.join(close)}"
-                if close
-                else (f"known: {', '.join(known[:8])}" if known else "these runs logged no metrics")
-            )
-            raise UsageError(f"no run {where} has metric {name!r}; {hint}")
+            raise UsageError(f"no run {where} has metric {name!r}; {close_names(name, known)}")
 
 
 def _swept_params(parent: Any) -> list[str]:

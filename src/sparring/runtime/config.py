@@ -6,6 +6,7 @@ The schemas themselves live in ``sparring.config``; ``ConfigError`` in ``runtime
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import json
 import re
@@ -70,6 +71,14 @@ def flatten(cfg: Any, prefix: str = "") -> dict[str, Any]:
 def metric_name(*parts: object) -> str:
     """``parts`` joined by ``/``, every character MLflow refuses in a metric name as ``_``."""
     return re.sub(r"[^A-Za-z0-9_.\-/ ]", "_", "/".join(str(p) for p in parts))
+
+
+def close_names(name: str, known: list[str]) -> str:
+    """The hint after an unknown metric name: its close matches, else some known names."""
+    close = difflib.get_close_matches(name, known, n=4, cutoff=0.5)
+    if close:
+        return f"close matches: {', '.join(close)}"
+    return f"known: {', '.join(known[:8])}" if known else "these runs logged no metrics"
 
 
 def config_hash(cfg: Any, length: int = 12) -> str:
