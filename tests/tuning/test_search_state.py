@@ -151,3 +151,29 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     assert client.get_run(cut).data.tags["sparring.stopped_by"] == "asha at step 4/6"
     assert client.get_run(orphan).data.tags["sparring.stopped_by"] == "asha at step 2/6"
     assert "trial_state" not in client.get_run(rerun_before).data.tags
+
+
+def test_a_search_whose_every_trial_failed_is_failed_and_exits_1(tmp_path, capsys):
+    """No trial finished: no best config is written, the parent run is FAILED (not FINISHED)
+    and the command's exit status is 1; one finished trial is enough for 0."""
+    from sparring.pipelines.tune import _finish, exit_status
+
+    client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
+    exp = client.create_experiment("evolve", artifact_location=(tmp_path / "a").as_uri())
+    job = to_typed(
+        compose_config(
+            "tune", *STARTED, "search_id=s1", f"storage={tmp_path}", f"best_dir={tmp_path}/best"
+        )
+    )
+    failed = [TrialRecord(n, f"t{n}", {}, None, "failed", 0) for n in (1, 2)]
+    parent = client.create_run(exp).info.run_id
+    out = _finish(client, parent, exp, job, failed, "s1", "champion_bb100_vs_mixed", True)
+    assert client.get_run(parent).info.status == "FAILED"
+    assert out["best"] is None and exit_status(out) == 1
+    assert not (tmp_path / "best").exists()
+    assert "no trial finished (2 of 2 failed)" in capsys.readouterr().out
+    params = {"ga.p_mutation": 0.1}
+    done = [*failed, TrialRecord(3, "t3", params, 5.0, "finished", 6)]
+    parent = client.create_run(exp).info.run_id
+    out = _finish(client, parent, exp, job, done, "s1", "champion_bb100_vs_mixed", True)
+    assert client.get_run(parent).info.status == "FINISHED" and exit_status(out) == 0

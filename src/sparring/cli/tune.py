@@ -43,5 +43,10 @@ def run(args: argparse.Namespace) -> int:
     from sparring.launch.app import launch
     path = script()
     sys.argv = [str(path), *args.overrides]
-    launch(str(path), "tune", "sparring.pipelines.tune:run")
+    launch(
+        str(path),
+        "tune",
+        "sparring.pipelines.tune:run",
+        exit_status="sparring.pipelines.tune:exit_status",
+    )
     return 0

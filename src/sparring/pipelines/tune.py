@@ -100,6 +100,11 @@ def run(job: TuneConfig) -> dict[str, Any]:
     return _finish(client, parent, exp, job, records, search_id, objective, maximize)
 
 
+def exit_status(result: dict[str, Any]) -> int:
+    """The command's exit status: 0 when some trial finished (a best config exists), else 1."""
+    return 0 if result.get("best") is not None else 1
+
+
 def _trial_setup(
     job: TuneConfig, conf: str, uri: str, exp_name: str, parent: str, search_id: str,
     objective: str, steps: int | None,
@@ -389,9 +394,14 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
         if scores:
             logger.log_artifact(summary.importance_plot(Path(tmp) / "importance.png", scores))
             logger.log_text(json.dumps(scores, indent=2), "importance.json")
-    client.set_terminated(parent, status="FINISHED")
+    # A search none of whose trials finished found nothing: FAILED, and the command exits 1.
+    client.set_terminated(parent, status="FINISHED" if top is not None else "FAILED")
     if top is None:
-        console.print("no trial finished: no best config")
+        failed = [r for r in records if r.state == "failed"]
+        console.print(
+            f"no trial finished ({len(failed)} of {len(records)} failed): no best config; "
+            f"each trial's error is in its directory under {job.storage}/{search_id}"
+        )
     else:
         console.print(
             f"[bold]best:[/bold] trial {top.number}, {objective} {summary.fmt(top.objective)}"
@@ -451,4 +461,4 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
             client.set_terminated(run_id, status=status)
 
 
-__all__ = ["run"]
+__all__ = ["exit_status", "run"]
