@@ -24,7 +24,7 @@ $(VENV)/.synced: pyproject.toml uv.lock
 
 setup: $(VENV)/.synced  ## create .venv from the lock file
 
-run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.db
+run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflow.db
 	$(PY) pipelines/equity.py trials=4000
 	$(PY) pipelines/handgen.py deals=200 seed=1 output_root=file://$(CURDIR)/data/deals  # any storage URI: s3://, gs://
 	$(PY) -m sparring.cli poker replay --deals "$$(ls -td data/deals/*/ | head -1)" --deal 0 --rotation 0 | tail -n 8
@@ -46,6 +46,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	$(PY) -m sparring.cli tune hparams_search=ga_smoke trials=4 concurrency=2 search_id=make-run-$$(date +%Y%m%d-%H%M%S)  # ~2 min on 2 cores
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
 	$(PY) -m sparring.cli results
+	$(PY) -m sparring.cli ray status  # the one local Ray every step above joined
 	$(PY) -m sparring.cli cluster config --image ami-0abc12345def67890 -o data/cluster.example.yaml
 	$(PY) -m sparring.cli submit --dry-run evolve deals.root=s3://my-bucket/deals checkpoint_root=s3://my-bucket/checkpoints
 	@if command -v chromium >/dev/null; then $(PY) -m sparring.launch.screenshots --out data/ui; \
@@ -53,6 +54,7 @@ run: setup  ## the main job end to end on an embedded Ray and sqlite:///mlflow.d
 	@echo
 	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow), data/ui/*.png (the MLflow UI)."
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
+	@echo "The local Ray head stays up for later pipelines (10 idle minutes); end it now with: $(PY) -m sparring.cli ray stop"
 
 test: setup  ## the whole test suite (slow exhaustive checks included)
 	$(PY) -m pytest --durations=15

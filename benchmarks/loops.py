@@ -133,8 +133,12 @@ def _runs(db: Path) -> int:
 
 def _stop_head(code: Path, home: Path) -> None:
     if (code / "src" / "sparring" / "runtime" / "local_head.py").exists():
-        subprocess.run([PY, "-m", "sparring.cli", "ray", "stop"], env=_env(code, home),
-                       capture_output=True, timeout=120)
+        subprocess.run(
+            [PY, "-m", "sparring.cli", "ray", "stop"],
+            env=_env(code, home),
+            capture_output=True,
+            timeout=120,
+        )
 
 
 def make_run() -> list[tuple[str, float]]:
@@ -155,15 +159,20 @@ def make_run() -> list[tuple[str, float]]:
             if command.startswith(("echo", "make")) or "uv sync" in command:
                 continue
             start = time.perf_counter()
-            done = subprocess.run(["bash", "-c", command], cwd=clone, env=env,
-                                  capture_output=True, text=True)
+            done = subprocess.run(
+                ["bash", "-c", command], cwd=clone, env=env, capture_output=True, text=True
+            )
             wall = time.perf_counter() - start
             label = _label(command)
             if done.returncode not in (0, 10):
                 label += f" (exit {done.returncode})"
             steps.append((label, wall))
-        subprocess.run([str(clone / ".venv" / "bin" / "python"), "-m", "sparring.cli", "ray",
-                        "stop"], cwd=clone, env=env, capture_output=True)
+        subprocess.run(
+            [str(clone / ".venv" / "bin" / "python"), "-m", "sparring.cli", "ray", "stop"],
+            cwd=clone,
+            env=env,
+            capture_output=True,
+        )
     return steps
 
 
@@ -181,8 +190,9 @@ def _label(command: str) -> str:
 
 def worktree(commit: str) -> Path:
     where = Path(tempfile.mkdtemp(prefix="loops-before-"))
-    subprocess.run(["git", "worktree", "add", "-q", "--detach", str(where), commit], cwd=ROOT,
-                   check=True)
+    subprocess.run(
+        ["git", "worktree", "add", "-q", "--detach", str(where), commit], cwd=ROOT, check=True
+    )
     return where
 
 
@@ -203,13 +213,17 @@ def main() -> None:
                 rows.append((f"{label}: {name}", wall, f"s, exit {status}: {line}"))
                 figures[f"{label}/{name}"] = round(wall, 2)
             together = six_at_once(code)
-            rows.append((f"{label}: six equity pipelines at once", together["wall_s"],
-                         f"s, {together['finished']}/6 finished, {together['runs']} runs"))
+            rows.append(
+                (
+                    f"{label}: six equity pipelines at once",
+                    together["wall_s"],
+                    f"s, {together['finished']}/6 finished, {together['runs']} runs",
+                )
+            )
             figures[f"{label}/six_at_once"] = together
     finally:
         if "before" in codes:
-            subprocess.run(["git", "worktree", "remove", "--force", str(codes["before"])],
-                           cwd=ROOT)
+            subprocess.run(["git", "worktree", "remove", "--force", str(codes["before"])], cwd=ROOT)
             shutil.rmtree(codes["before"], ignore_errors=True)
     if args.make_run:
         steps = make_run()

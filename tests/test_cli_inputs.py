@@ -89,6 +89,9 @@ def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
          "deals.root=data/deals is a relative path"),
         (("submit",), ["bogus"], "pipeline=bogus is not allowed: expected one of compare"),
         (("submit",), ["equity", "output=/tmp/x.parquet", "trials=0"], "trials=0 is not allowed"),
+        (("ray", "start"), ["--num-cpus", "0"], "--num-cpus: 0 is not allowed"),
+        (("ray", "status"), ["--verbose"], "unrecognized arguments: --verbose"),
+        (("ray", "stop"), ["now"], "unrecognized arguments: now"),
     ]  # fmt: skip
 
 

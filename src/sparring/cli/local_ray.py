@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from sparring.cli.common import integer
 from sparring.runtime import local_head
 
 
@@ -25,7 +26,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         description="Start this environment's local Ray head, or say where the running one is.",
     )
     start.add_argument(
-        "--num-cpus", type=int, default=None, help="CPUs of a new head (default: every core)"
+        "--num-cpus", type=integer(1), default=None, help="CPUs of a new head (default: every core)"
     )
     start.set_defaults(func=start_head)
     tools.add_parser(
@@ -51,8 +52,6 @@ def _describe(head: local_head.Head) -> str:
 
 
 def start_head(args: argparse.Namespace) -> int:
-    if args.num_cpus is not None and args.num_cpus < 1:
-        raise local_head.HeadError(f"--num-cpus {args.num_cpus} is not allowed: expected >= 1")
     print(_describe(local_head.ensure(args.num_cpus)))
     return 0
 

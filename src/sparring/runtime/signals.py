@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import FrameType
 
 HANDLED = (signal.SIGTERM, signal.SIGHUP)
@@ -28,8 +30,35 @@ class Terminated(KeyboardInterrupt):
         return 128 + self.signum
 
 
+_pending: list[int] = []  # signals that arrived inside ``deferred``, raised at its end
+_depth = [0]  # how many ``deferred`` blocks the main thread is in
+
+
 def _raise(signum: int, frame: FrameType | None) -> None:
+    if _depth[0]:
+        _pending.append(signum)
+        return
     raise Terminated(signum)
+
+
+@contextmanager
+def deferred() -> Iterator[None]:
+    """A block that SIGTERM and SIGHUP do not cut in half: a signal that arrives inside it is
+    raised as ``Terminated`` when the block ends. For writes to the MLflow store: interrupted
+    mid-transaction, a sqlite write left the database locked, and the run could not then be
+    marked KILLED. (Signal handlers run in the main thread only; elsewhere this is a no-op.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _depth[0] += 1
+    try:
+        yield
+    finally:
+        _depth[0] -= 1
+        if not _depth[0] and _pending:
+            signum = _pending[0]
+            _pending.clear()
+            raise Terminated(signum)
 
 
 def handle_termination() -> None:

@@ -12,13 +12,14 @@ working directory with artifacts under ``mlartifacts/``.
 from __future__ import annotations
 
 import fcntl
+import functools
 import getpass
 import json
 import os
 import socket
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from sparring.runtime.provenance import (
     submission_tags,
 )
 from sparring.runtime.redact import redact_value
+from sparring.runtime.signals import deferred
 from sparring.runtime.storage import Location, locate
 
 _BATCH = 200  # MLflow accepts up to 1000 metrics / 100 params per batch
@@ -123,25 +125,40 @@ def _artifact_location(tracking: Mapping[str, Any]) -> str | None:
     return Path(root).resolve().as_uri()
 
 
+def _whole(write: Callable[..., None]) -> Callable[..., None]:
+    """A store write that SIGTERM/SIGHUP wait for (``signals.deferred``)."""
+
+    @functools.wraps(write)
+    def wrapped(*args: Any, **kwargs: Any) -> None:
+        with deferred():
+            write(*args, **kwargs)
+
+    return wrapped
+
+
 class RunLogger:
-    """Writes to one MLflow run through batched calls."""
+    """Writes to one MLflow run through batched calls; a terminating signal waits for the
+    write in progress to finish (``signals.deferred``)."""
 
     def __init__(self, client: MlflowClient, run_id: str, experiment_id: str) -> None:
         self.client = client
         self.run_id = run_id
         self.experiment_id = experiment_id
 
+    @_whole
     def log_params(self, params: Mapping[str, Any]) -> None:
         items = [Param(k, str(v)[:_MAX_PARAM_LEN]) for k, v in params.items()]
         for i in range(0, len(items), _PARAM_BATCH):
             self.client.log_batch(self.run_id, params=items[i : i + _PARAM_BATCH])
 
+    @_whole
     def log_metrics(self, metrics: Mapping[str, float], step: int = 0) -> None:
         now = int(time.time() * 1000)
         items = [Metric(k, float(v), now, step) for k, v in metrics.items()]
         for i in range(0, len(items), _BATCH):
             self.client.log_batch(self.run_id, metrics=items[i : i + _BATCH])
 
+    @_whole
     def log_metric_series(self, name: str, values: list[float], start_step: int = 0) -> None:
         """One metric over many steps (e.g. a fitness curve) in batched calls."""
         now = int(time.time() * 1000)
@@ -149,9 +166,11 @@ class RunLogger:
         for i in range(0, len(items), _BATCH):
             self.client.log_batch(self.run_id, metrics=items[i : i + _BATCH])
 
+    @_whole
     def set_tags(self, tags: Mapping[str, Any]) -> None:
         self.client.log_batch(self.run_id, tags=[RunTag(k, str(v)) for k, v in tags.items()])
 
+    @_whole
     def log_artifact(
         self, path: str | os.PathLike[str] | Location, artifact_path: str | None = None
     ) -> None:
@@ -160,9 +179,11 @@ class RunLogger:
         with tempfile.TemporaryDirectory() as tmp:
             self.client.log_artifact(self.run_id, str(where.download(tmp)), artifact_path)
 
+    @_whole
     def log_text(self, text: str, artifact_file: str) -> None:
         self.client.log_text(self.run_id, text, artifact_file)
 
+    @_whole
     def log_dataset(
         self, name: str, source: str | os.PathLike[str], digest: str, context: str, **profile: Any
     ) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,37 @@ def numeric(metrics: Mapping[str, Any]) -> dict[str, float]:
     return out
 
 
+def run_reported(
+    run: Callable[[Any], dict[str, Any]], config: Any, objective: str, report_steps: bool
+) -> dict[str, Any]:
+    """``run(config)`` inside a Tune trial, each step but the last reported to Tune's scheduler
+    (the step's numbers, ``objective`` also under ``OBJECTIVE``) when ``report_steps``.
+
+    Tune stops a trial by raising ``SystemExit`` inside ``tune.report``. It reaches the
+    pipeline as ``StopRun`` (its run is recorded as stopped, not failed) and leaves here as
+    ``SystemExit`` again, so the trial's thread ends the way Tune expects. Returning instead
+    made Ray's function wrapper report once more (a duplicate result nobody answers): the
+    thread never ended, and a reused actor could not be reset for the next trial
+    (``tests/tuning/test_trial_reuse.py``)."""
+    from ray import tune
+
+    def listener(step: int, total: int, metrics: Any) -> None:
+        if step >= total or not report_steps:
+            return  # the last step's numbers are the run's result, reported by the caller
+        numbers = numeric(metrics())
+        report = {**numbers, OBJECTIVE: numbers[objective], STEP: step, COMPLETE: 0}
+        try:
+            tune.report(report)
+        except SystemExit:  # Tune ends a stopped trial's thread with sys.exit at a report
+            raise StopRun(f"asha at step {step}/{total}") from None
+
+    try:
+        with reporting(listener):
+            return run(config)
+    except StopRun:
+        raise SystemExit(0) from None
+
+
 def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
     """The Tune function trainable (``tune.with_parameters(run_trial, setup=...)``)."""
     from ray import tune
@@ -102,22 +133,7 @@ def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
 
     config: Any = to_typed(cfg)
     pipeline = target.module(setup.pipeline)
-
-    def listener(step: int, total: int, metrics: Any) -> None:
-        if step >= total or not setup.report_steps:
-            return  # the last step's numbers are the run's result, reported below
-        numbers = numeric(metrics())
-        report = {**numbers, OBJECTIVE: numbers[setup.objective], STEP: step, COMPLETE: 0}
-        try:
-            tune.report(report)
-        except SystemExit:  # Tune ends a stopped trial's thread with sys.exit at a report
-            raise StopRun(f"asha at step {step}/{total}") from None
-
-    try:
-        with reporting(listener):
-            result = pipeline.run(config)
-    except StopRun:
-        return
+    result = run_reported(pipeline.run, config, setup.objective, setup.report_steps)
     value = objective_value(config, result)
     if value is None:  # checked up front; a pipeline that still reports none is a bug
         raise RuntimeError(f"{setup.pipeline} reported no {setup.objective}")
