@@ -282,9 +282,12 @@ def _fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: 
             scheduler=scheduler,
             num_samples=samples,
             max_concurrent_trials=job.concurrency,
-            # One process runs trial after trial: no ~10 s of imports each. (A trial that
-            # ASHA stopped once broke the next reset: tuning.trial.run_reported says why.)
-            reuse_actors=True,
+            # A fresh process per trial (~10 s of imports each). Reuse works now (the reset
+            # that a stopped trial broke is fixed: tuning.trial.run_reported), but with trials
+            # that quick a kill can land between a trial's run finishing in MLflow and Tune
+            # saving it, and the resume then runs that trial twice: off until the resume
+            # recognises a finished child run.
+            reuse_actors=False,
         ),
         run_config=tune.RunConfig(
             name=path.name,
