@@ -49,6 +49,9 @@ def pytest_sessionfinish(session, exitstatus):
 
     if _OWN_RAY_HOME:
         local_head.stop()
+        import shutil
+
+        shutil.rmtree(os.environ["SPARRING_RAY_HOME"], ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
