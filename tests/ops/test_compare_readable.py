@@ -81,7 +81,7 @@ def test_a_sweep_shows_its_swept_param_first_and_cuts_no_name(store, capsys):
     out = capsys.readouterr().out
     assert "…" not in out and "…" not in table.text
     assert "p_mutation *" in out and "--all-params" in out
-    assert "columns: p_mutation = ga.p_mutation" in out and "* swept by its sweep" in out
+    assert "columns: p_mutation=ga.p_mutation" in out and "* swept by its sweep" in out
     assert table.plot is not None and len(table.plot.read_bytes()) > 0
     every = compare(uri, None, "champion_bb100", sweep=SWEEP, output_dir=tmp, all_params=True)
     assert every.differing == ["ga.p_mutation", "checkpoint_root", "retrain.checkpoint_root"]
@@ -292,7 +292,7 @@ def test_all_params_shows_infrastructure_and_a_wide_terminal_every_column(
     out = capsys.readouterr().out
     header = next(x for x in out.splitlines() if x.lstrip().startswith("#"))
     assert " address " in header and "crossover_policy *" in header
-    assert "address = ray.address" in out and "checkpoint_root" in header
+    assert "address=ray.address" in out and "checkpoint_root" in header
     assert max(len(x) for x in out.splitlines() if not x.startswith("plot: ")) <= 250
 
 

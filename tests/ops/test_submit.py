@@ -109,6 +109,23 @@ def test_the_readme_tryout_runs_the_submitted_code_and_records_where_it_came_fro
             "tracking.artifact_root=mlartifacts is a relative path",
         ),
         (["tune", "storage=/tmp/t"], "best_dir=null writes to conf/best: a submitted job"),
+        (  # the trials write too: the tuned pipeline's config as a trial composes it
+            ["tune", "hparams_search=ga_smoke", "storage=/tmp/t", "best_dir=/tmp/b"],
+            "a trial's deals.root=data/deals is a relative path: a submitted job runs in a "
+            "temporary copy of the code on the cluster and what it writes there is lost; use "
+            "s3://..., gs://... or an absolute path every node shares (for every trial: "
+            "'++hparams_search.fixed={deals.root: /shared/path}')",
+        ),
+        (
+            [
+                "tune",
+                "hparams_search=ga_smoke",
+                "storage=/tmp/t",
+                "best_dir=/tmp/b",
+                "++hparams_search.fixed={deals.root: /tmp/d}",
+            ],
+            "a trial's checkpoint_root=data/checkpoints/evolve is a relative path",
+        ),
         (
             ["league", "deals.root=/d", "checkpoint_root=/c"],
             "league.cache_dir=data/league/cache is a relative path",
@@ -411,6 +428,7 @@ MAKE_RUN = [
             "concurrency=1",
             "storage={out}/tune",
             "best_dir={out}/best",
+            "++hparams_search.fixed={{deals.root: {out}/deals, checkpoint_root: {out}/ck/tune}}",
         ],
         "best",
     ),
@@ -448,7 +466,6 @@ def test_the_submitted_sequences_cover_every_pipeline_of_make_run():
 def test_pipelines_of_make_run_run_as_submitted_jobs_with_absolute_outputs(head, tmp_path, names):
     stamp = int(time.time())
     for pipeline, args, leaves in [step for step in MAKE_RUN if step[0] in names]:
-        # tune has no deals.root: its trials keep the tuned pipeline's (not checked by submit yet)
         extra = GA_PATHS if pipeline in ("evolve", "retrain", "league") else []
         job_id = f"{pipeline}-{stamp}"
         given = [a.format(out=tmp_path) for a in [*args, *extra]]
@@ -464,6 +481,8 @@ def test_pipelines_of_make_run_run_as_submitted_jobs_with_absolute_outputs(head,
         else:
             assert done.returncode == 0 and f"job {job_id}: SUCCEEDED" in said, said[-3000:]
         assert all(r.info.status == "FINISHED" for r in runs), (pipeline, runs)
+        if pipeline == "tune":  # its trials' checkpoints where the submission put them
+            assert any((tmp_path / "ck" / "tune").iterdir()), said[-3000:]
         made = tmp_path / leaves
         assert made.exists() and (made.is_file() or any(made.iterdir())), (pipeline, made)
         # compare opens no Ray, so it knows no dashboard

@@ -151,16 +151,20 @@ def _leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, An
             yield f"{prefix}{key}", value
 
 
-def check_outputs(conf: Mapping[str, Any]) -> None:
-    """Refuse a relative local output path (or a relative sqlite tracking store) in one line."""
+def check_outputs(conf: Mapping[str, Any], whose: str = "", how: str = "") -> None:
+    """Refuse a relative local output path (or a relative sqlite tracking store) in one line;
+    ``whose`` names the config (a tune trial's) and ``how`` says how to set the key there."""
     for key, value in _leaves(conf):
         name = key.rsplit(".", 1)[-1]
+        set_it = how.format(key=key)
         if value is None and name in NULL_IN_CHECKOUT:
-            raise ConfigError.text(f"{key}=null writes to {NULL_IN_CHECKOUT[name]}: {LOST}")
+            raise ConfigError.text(
+                f"{whose}{key}=null writes to {NULL_IN_CHECKOUT[name]}: {LOST}{set_it}"
+            )
         if not isinstance(value, str):
             continue
         if name in OUTPUT_KEYS and scheme_of(value) == "" and not Path(value).is_absolute():
-            raise ConfigError.text(f"{key}={value} is a relative path: {LOST}")
+            raise ConfigError.text(f"{whose}{key}={value} is a relative path: {LOST}{set_it}")
         if key == "tracking.uri" and value.startswith("sqlite:///"):
             db = value[len("sqlite:///") :]
             if not db.startswith("/"):
@@ -173,7 +177,7 @@ def check_outputs(conf: Mapping[str, Any]) -> None:
 def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -> Submission:
     """Compose and check the job's config and describe the job (nothing is sent)."""
     from sparring.config.renamed import refuse_renamed
-    from sparring.tuning.target import compose, typed
+    from sparring.tuning.target import check, compose, typed
 
     root = root or checkout()
     known = pipelines(root)
@@ -183,8 +187,19 @@ def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -
     composed = compose(str(root / "conf"), pipeline, overrides)
     groups = [group for group in ("ray", "tracking") if group in composed]
     args = with_cluster_defaults(overrides, groups)
-    conf = to_container(typed(str(root / "conf"), pipeline, args))
+    job = typed(str(root / "conf"), pipeline, args)
+    conf = to_container(job)
     check_outputs(conf)
+    if pipeline == "tune":  # its trials write too: the tuned pipeline's config as they compose it
+        check_outputs(
+            {  # a trial logs where the search does (tune's tracking, checked above)
+                k: v
+                for k, v in to_container(check(str(root / "conf"), job.hparams_search)).items()
+                if k != "tracking"
+            },
+            whose="a trial's ",
+            how=" (for every trial: '++hparams_search.fixed={{{key}: /shared/path}}')",
+        )
     # the hash the job's run will compute (tracked_run: the config without tracking and hydra)
     digest = config_hash({k: v for k, v in conf.items() if k not in ("tracking", "hydra")})
     commit, dirty = git_commit(root), git_dirty(root)

@@ -332,16 +332,21 @@ def _print_terminal(
     # a rule between two groups (a sweep's runs, or a run outside any sweep)
     group = [r["parent_run_id"] or r["run_id"] for r in cmp.runs]
     sections = [i for i in range(len(group) - 1) if group[i] != group[i + 1] and sweeps]
-    heading = f"{title}: {len(cmp.runs)} runs by {metric}"
+    heading = f"{title}: {len(cmp.runs)} run{'s' * (len(cmp.runs) != 1)} by {metric}"
     console.print(heading, markup=False, highlight=False)
     table, cmp.left_out = print_fitted(columns, rows, sections, width)
+    shown = {c.header.removesuffix(" *") for c in columns} - {
+        h.removesuffix(" *") for h in cmp.left_out
+    }
     notes = []
-    if cmp.legend:
-        notes.append("columns: " + "; ".join(f"{h} = {k}" for h, k in cmp.legend.items()))
-    if cmp.swept:
+    # the legend names only the columns on screen, each mapping one word (wrapped whole)
+    if legend := {h: k for h, k in cmp.legend.items() if h in shown}:
+        notes.append("columns: " + "; ".join(f"{h}={k}" for h, k in legend.items()))
+    if cmp.swept and any(headers[k] in shown for k in cmp.swept):
         notes.append("* swept by its sweep")
-    for label, name in cmp.sweeps.items():
-        notes.append(f"sweep {label} = {name}")
+    if "sweep" in shown:
+        for label, name in cmp.sweeps.items():
+            notes.append(f"sweep {label} = {name}")
     if cmp.left_out:
         notes.append(
             f"not shown (the terminal is {width} columns): {', '.join(cmp.left_out)}; "

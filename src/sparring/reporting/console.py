@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import sys
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -126,20 +128,73 @@ def print_fitted(
     return plain.export_text(), dropped
 
 
-def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Print a rich table at the terminal's width (``terminal_width``) and return it as plain
-    text (for an MLflow artifact). A cell or header too wide for the terminal wraps onto more
-    lines; nothing is cut with an ellipsis."""
-    fit_console()
+_NUMBER = re.compile(r"[-+]?[\d,.]*\d[\d,.]*(e[-+]?\d+)?[%kMGT]?")
+
+
+def _rich_table(title: str, columns: Sequence[str], cells: Sequence[Sequence[str]]) -> Table:
+    """A boxed table, one line per row (never wrapped): numbers right-aligned, text left."""
     table = Table(title=title)
-    for col in columns:
-        table.add_column(col, justify="right", overflow="fold")
-    for row in rows:
-        table.add_row(*[str(v) for v in row])
-    console.print(table)
-    plain = Console(width=120, record=True, file=io.StringIO())
-    plain.print(table)
+    for i, col in enumerate(columns):
+        numeric = all(_NUMBER.fullmatch(row[i]) or not row[i] for row in cells)
+        table.add_column(col, justify="right" if numeric else "left", no_wrap=True)
+    for row in cells:
+        table.add_row(*row)
+    return table
+
+
+def _render_plain(renderable: Any, width: int) -> str:
+    plain = Console(width=width, record=True, file=io.StringIO())
+    plain.print(renderable, crop=False)
     return plain.export_text()
+
+
+def table_text(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """The table as plain text at its natural width, one line per row."""
+    cells = [[str(v) for v in row] for row in rows]
+    return _render_plain(_rich_table(title, columns, cells), 10_000)
+
+
+def record_text(
+    title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], width: int
+) -> str:
+    """The table as one block per row, a ``header  value`` line per cell, a long value wrapped
+    at spaces under itself (the form for a terminal too narrow for one line per row: nothing
+    is cut and no header is broken)."""
+    label = max((len(c) for c in columns), default=0)
+    indent = " " * (label + 4)
+    lines = [title]
+    for n, row in enumerate(rows, 1):
+        lines.append(f"── {n} " + "─" * max(0, label - 2))
+        for col, value in zip(columns, row, strict=True):
+            first = f"  {col:<{label}}  "
+            lines += textwrap.wrap(
+                str(value),
+                max(width, len(indent) + 20),
+                initial_indent=first,
+                subsequent_indent=indent,
+                break_long_words=False,
+                break_on_hyphens=False,
+            ) or [first.rstrip()]
+    return "\n".join(lines) + "\n"
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Print a table at the terminal's width (``terminal_width``): one line per row when it
+    fits, else one block per row (``record_text``); cells are never cut or wrapped. Returns
+    the one-line-per-row text at its natural width (for an MLflow artifact, read in full)."""
+    width = fit_console()
+    text = table_text(title, columns, rows)
+    if max(len(line) for line in text.splitlines()) <= width:
+        console.print(_rich_table(title, columns, [[str(v) for v in r] for r in rows]))
+    else:
+        console.print(  # wrapped by record_text alone: a word wider than the line stays whole
+            record_text(title, columns, rows, width),
+            end="",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    return text
 
 
 UI_RUN_PAGE = "{ui}/#/experiments/{experiment}/runs/{run}?workflowType=machine_learning"

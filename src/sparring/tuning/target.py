@@ -40,9 +40,8 @@ def typed(conf_dir: str, pipeline: str, args: Sequence[str]) -> Any:
     return to_typed(compose(conf_dir, pipeline, args))
 
 
-def module(pipeline: str) -> ModuleType:
-    """``sparring.pipelines.<pipeline>``: its ``run(config)`` and, if it has them,
-    ``steps(config)`` (steps it reports) and ``prepare(config)`` (shared inputs)."""
+def check_pipeline(pipeline: str) -> None:
+    """Refuse, in one line, a pipeline no search can tune (nothing heavy is imported)."""
     from sparring.config import SCHEMAS
 
     if pipeline not in SCHEMAS or pipeline in ("tune", "compare"):
@@ -50,6 +49,12 @@ def module(pipeline: str) -> ModuleType:
         raise ConfigError(
             "hparams_search.pipeline", pipeline, f"a pipeline to tune: one of {allowed}"
         )
+
+
+def module(pipeline: str) -> ModuleType:
+    """``sparring.pipelines.<pipeline>``: its ``run(config)`` and, if it has them,
+    ``steps(config)`` (steps it reports) and ``prepare(config)`` (shared inputs)."""
+    check_pipeline(pipeline)
     return importlib.import_module(f"sparring.pipelines.{pipeline}")
 
 
@@ -73,7 +78,7 @@ def check(conf_dir: str, search: HparamSearchConfig) -> Any:
     """Compose the target with the preset's fixed keys, then with every end of every range
     (low, high, each choice): an unknown key or a value the target's schema refuses is one
     ``ConfigError`` naming the space's key, before any trial starts. Returns the base config."""
-    module(search.pipeline)
+    check_pipeline(search.pipeline)
     base = base_overrides(search)
     try:
         config = typed(conf_dir, search.pipeline, base)
