@@ -23,6 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("launch",),  # the Hydra entry, submit, sweeps, cluster config, preflight, screenshots
     ("pipelines",),  # pipeline bodies only
     ("tuning",),  # Ray Tune searches over any pipeline
+    ("arena",),  # any agent against any other: specs, the line protocol, the sandbox, SPRT
     ("services", "champions"),  # the pipeline frame + deal sets; registry, claims, notify
     ("reporting",),  # console tables, plots, run queries for summaries
     ("config",),  # typed schemas

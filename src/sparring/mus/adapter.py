@@ -111,6 +111,7 @@ class Mus:
 
     name = "mus"
     num_players = 4
+    teams = ((0, 2), (1, 3))  # partners sit opposite: a seat's fault loses its team's game
     constant_sum = 0.0
 
     def __init__(self, config: MusConfig | None = None) -> None:

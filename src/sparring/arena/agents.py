@@ -1,0 +1,188 @@
+"""Agents and the one string form that names them (an agent spec).
+
+An ``Agent`` plays through the game protocol (``sparring.game_api``) alone:
+``start(info)`` (game, seat, players, seed), ``act(observation, legal) -> action`` per decision,
+``end(returns)``; ``close()`` when it leaves the contest. ``start``, ``end`` and ``close`` are
+optional for a Python agent.
+
+Specs (``parse``; a bad one is one ``ConfigError`` line naming what is allowed):
+
+- ``py:package.module:Name``: a Python class or factory, called with no arguments, in process
+  (the fast path);
+- ``cmd:<command line>``: an outside program speaking the line protocol
+  (``sparring.arena.protocol``), run under ``sandbox.Limits``;
+- Sparring's own: ``random`` and ``first`` (any game: a uniformly random or the first legal
+  action), ``flagbots@depth=<n>`` and ``flagbots@<ms>ms`` (the alpha-beta engine at a fixed
+  depth or time per move).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import random
+import re
+import shlex
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from sparring.arena.protocol import ProgramAgent
+from sparring.arena.sandbox import Limits
+from sparring.runtime.errors import ConfigError
+
+ALLOWED = (
+    "py:<module>:<Name>, cmd:<command line>, random, first, flagbots@depth=<1..30>, flagbots@<ms>ms"
+)
+_FLAGBOTS = re.compile(r"^flagbots@(?:depth=(\d+)|(\d+)ms)$")
+_PY = re.compile(r"^py:([A-Za-z_][\w.]*):([A-Za-z_]\w*)$")
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What the arena plays; see the module docstring."""
+
+    def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any: ...
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """A parsed spec: ``kind`` (``py``, ``cmd``, ``builtin``) and what it names."""
+
+    text: str
+    kind: str
+    argv: tuple[str, ...] = ()
+    module: str = ""
+    attribute: str = ""
+
+    @property
+    def games(self) -> tuple[str, ...] | None:
+        """The games it can play (None: any)."""
+        return ("flagbots",) if self.text.startswith("flagbots@") else None
+
+    def digest(self) -> str:
+        """What identifies the agent's code: the program file's SHA-256 (a ``cmd:`` spec's
+        executable, or its script when the executable is an interpreter), the module file's
+        for ``py:``, the spec itself for a built-in."""
+        path: Path | None = None
+        if self.kind == "cmd":
+            scripts = [Path(a) for a in self.argv[1:] if Path(a).is_file()]
+            path = scripts[0] if scripts else Path(shutil.which(self.argv[0]) or self.argv[0])
+        elif self.kind == "py":
+            spec = importlib.util.find_spec(self.module)
+            path = Path(spec.origin) if spec and spec.origin else None
+        if path is None or not path.is_file():
+            return hashlib.sha256(self.text.encode()).hexdigest()[:16]
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def parse(text: str, key: str = "agent") -> AgentSpec:
+    """The spec ``text`` checked (a ``cmd:`` program must exist and be executable, a ``py:``
+    module must be importable and have the name); nothing is started."""
+    text = text.strip()
+    if text.startswith("cmd:"):
+        try:
+            argv = tuple(shlex.split(text[4:]))
+        except ValueError as exc:
+            raise ConfigError(key, text, f"a command line ({exc})") from None
+        if not argv:
+            raise ConfigError(key, text, "cmd: followed by a command line")
+        program = argv[0]
+        found = shutil.which(program) if "/" not in program else program
+        if found is None or not Path(found).is_file():
+            raise ConfigError(key, text, f"a program that exists ({program}: no such program)")
+        if not shutil.which(found):  # exists but may not be run
+            raise ConfigError(key, text, f"an executable program ({program} is not executable)")
+        # the program runs in a private directory: paths given relative to here, made absolute
+        argv = tuple(
+            str(Path(a).resolve()) if not Path(a).is_absolute() and Path(a).is_file() else a
+            for a in argv
+        )
+        return AgentSpec(text, "cmd", argv=argv)
+    if text.startswith("py:"):
+        match = _PY.match(text)
+        if not match:
+            raise ConfigError(key, text, "py:<module>:<Name>, e.g. py:mybots.poker:Caller")
+        module, attribute = match.groups()
+        try:
+            loaded = importlib.import_module(module)
+        except ImportError as exc:
+            raise ConfigError(key, text, f"an importable module ({exc})") from None
+        if not callable(getattr(loaded, attribute, None)):
+            raise ConfigError(key, text, f"a class or factory {attribute} in {module}")
+        return AgentSpec(text, "py", module=module, attribute=attribute)
+    if text in ("random", "first"):
+        return AgentSpec(text, "builtin")
+    match = _FLAGBOTS.match(text)
+    if match:
+        depth, ms = match.groups()
+        if depth is not None and not 1 <= int(depth) <= 30:
+            raise ConfigError(key, text, "flagbots@depth=<1..30>")
+        if ms is not None and not int(ms) >= 1:
+            raise ConfigError(key, text, "flagbots@<ms>ms with ms >= 1")
+        return AgentSpec(text, "builtin")
+    raise ConfigError(key, text, f"an agent spec: one of {ALLOWED}")
+
+
+def make(spec: AgentSpec, limits: Limits, name: str | None = None) -> Any:
+    """A fresh agent for ``spec`` (a program is started on its first game)."""
+    name = name or spec.text
+    if spec.kind == "cmd":
+        return ProgramAgent(spec.argv, limits, name)
+    if spec.kind == "py":
+        factory = getattr(importlib.import_module(spec.module), spec.attribute)
+        agent = factory()
+        if not callable(getattr(agent, "act", None)):
+            raise ConfigError("agent", spec.text, "an object with act(observation, legal)")
+        return agent
+    if spec.text == "random":
+        return RandomAgent()
+    if spec.text == "first":
+        return FirstAgent()
+    depth, ms = _FLAGBOTS.match(spec.text).groups()  # type: ignore[union-attr]
+    return FlagBotsEngineAgent(depth=int(depth) if depth else None, ms=int(ms) if ms else None)
+
+
+class FirstAgent:
+    """The first legal action, always."""
+
+    def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
+        return legal[0]
+
+
+class RandomAgent:
+    """A uniformly random legal action, from a stream seeded by the game's seed and seat."""
+
+    def __init__(self) -> None:
+        self.rng = random.Random(0)
+
+    def start(self, info: dict[str, Any]) -> None:
+        self.rng = random.Random(f"{info.get('seed')}/{info.get('seat')}")
+
+    def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
+        return self.rng.choice(list(legal))
+
+
+class FlagBotsEngineAgent:
+    """Sparring's FlagBots alpha-beta engine at a fixed depth or a time per move, reading the
+    position from the observation alone (as any outside agent must)."""
+
+    def __init__(self, depth: int | None, ms: int | None) -> None:
+        self.depth, self.ms = depth, ms
+        self.engine: Any = None
+
+    def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
+        from sparring.flagbots.engine import Engine, searcher
+        from sparring.flagbots.game import Position
+
+        position = Position.from_text(observation["position"])
+        if self.engine is None:
+            self.engine = Engine(position.cfg, searcher("full"))
+        if self.depth is not None:
+            result = self.engine.search(position.st, depth=self.depth, time_s=None)
+        else:
+            result = self.engine.search(position.st, time_s=(self.ms or 1) / 1000)
+        return int(result.move)

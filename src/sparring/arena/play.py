@@ -1,0 +1,116 @@
+"""One game between agents, through the game protocol alone, with faults as forfeits.
+
+``play_game`` asks the seat to act for every decision with ``observation(seat)`` and
+``legal_actions()``; an answer that is not one of the legal actions (after a JSON round trip
+an action is an int or a str) or any ``AgentFault`` (crash, timeout, memory, garbage) ends the
+game there: the faulty seat forfeits. A forfeit scores as the worst result for that seat and
+an even share of its loss for the others (a team game: its whole team loses; zero-sum games
+keep their sum); a one-player game
+(Eleusis) records the forfeit with the seat's returns as they stood.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sparring.arena.sandbox import AgentFault
+from sparring.game_api import Game
+
+
+@dataclass
+class GameRecord:
+    """What happened: the returns per seat, the actions played, and a forfeit if any."""
+
+    game: str
+    seed: int
+    names: list[str]
+    returns: list[float]
+    actions: list[Any] = field(default_factory=list)
+    forfeit_seat: int | None = None
+    forfeit_kind: str = ""
+    forfeit_detail: str = ""
+    seconds: float = 0.0
+
+    @property
+    def decisions(self) -> int:
+        return len(self.actions)
+
+
+def forfeit_returns(
+    num_players: int, seat: int, teams: Sequence[Sequence[int]] | None = None, worst: float = -1.0
+) -> list[float]:
+    """The faulty ``seat`` (with its partners, where the game has ``teams``) gets ``worst``;
+    the others share its loss evenly, so a zero-sum game stays zero-sum."""
+    if num_players == 1:
+        return [worst]
+    losers = next((set(t) for t in teams or () if seat in t), {seat})
+    share = -worst * len(losers) / (num_players - len(losers))
+    return [worst if s in losers else share for s in range(num_players)]
+
+
+def _call(agent: Any, method: str, *args: Any) -> Any:
+    hook = getattr(agent, method, None)
+    return hook(*args) if callable(hook) else None
+
+
+def play_game(
+    game: Game[Any],
+    agents: Sequence[Any],
+    seed: int,
+    names: Sequence[str] | None = None,
+    opening: Sequence[Any] = (),
+) -> GameRecord:
+    """One game of ``game`` from ``new_state(seed)`` after the ``opening`` actions (a unit's
+    shared start), seat ``i`` played by ``agents[i]``."""
+    if len(agents) != game.num_players:
+        raise ValueError(f"{game.name} has {game.num_players} seats, got {len(agents)} agents")
+    names = list(names or [type(a).__name__ for a in agents])
+    began = time.perf_counter()
+    state = game.new_state(seed)
+    for action in opening:
+        state.apply_action(action)
+    record = GameRecord(game.name, seed, names, [0.0] * game.num_players)
+
+    def forfeit(seat: int, kind: str, detail: str) -> GameRecord:
+        record.forfeit_seat, record.forfeit_kind, record.forfeit_detail = seat, kind, detail
+        if game.num_players == 1:
+            record.returns = [float(r) for r in state.returns()]
+        else:
+            record.returns = forfeit_returns(game.num_players, seat, getattr(game, "teams", None))
+        for other, agent in enumerate(agents):
+            if other != seat:
+                _end(agent, record.returns)
+        record.seconds = time.perf_counter() - began
+        return record
+
+    for seat, agent in enumerate(agents):
+        info = {"game": game.name, "seat": seat, "players": game.num_players, "seed": seed}
+        try:
+            _call(agent, "start", info)
+        except AgentFault as fault:
+            return forfeit(seat, fault.kind, fault.detail)
+    while not state.is_terminal():
+        seat = state.current_player()
+        legal = list(state.legal_actions())
+        try:
+            action = agents[seat].act(state.observation(seat), legal)
+        except AgentFault as fault:
+            return forfeit(seat, fault.kind, fault.detail)
+        if isinstance(action, bool) or action not in legal:
+            return forfeit(seat, "illegal", f"{names[seat]} played {action!r}, not a legal action")
+        state.apply_action(action)
+        record.actions.append(action)
+    record.returns = [float(r) for r in state.returns()]
+    for agent in agents:
+        _end(agent, record.returns)
+    record.seconds = time.perf_counter() - began
+    return record
+
+
+def _end(agent: Any, returns: Sequence[float]) -> None:
+    with contextlib.suppress(AgentFault):  # the game is over: a fault now loses nothing more
+        _call(agent, "end", list(returns))

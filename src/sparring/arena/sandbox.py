@@ -1,0 +1,293 @@
+"""An outside program run under limits, spoken to one JSON line at a time.
+
+A ``Program`` is started in its own process group and session, in a private working directory
+(removed afterwards), with a bare environment (``PATH``, ``HOME`` = that directory, ``LANG``: no
+credentials of the arena's own reach it), and with these limits (``Limits``):
+
+- memory: ``RLIMIT_AS`` (address space) of ``memory_mb``; an allocation beyond it fails inside
+  the program, which then usually dies;
+- CPU time: ``RLIMIT_CPU`` of ``cpu_s`` for the program's whole life (SIGXCPU, then SIGKILL);
+- wall clock: every ``receive`` has a deadline (the caller's per-move, start or per-game
+  budget); nothing here ever waits without one, writes included (a program that does not read
+  its input cannot block the arena);
+- a line longer than ``line_bytes`` is a fault, never buffered further;
+- stderr is kept to its first ``stderr_bytes`` (the rest is counted and dropped);
+- network: with ``network=False`` the program runs in a new, empty network namespace
+  (``unshare -n``) where the machine allows one (``network_isolation()`` says whether it
+  does); elsewhere it keeps the machine's network, which the README states.
+
+Every failure is an ``AgentFault`` with a ``kind`` (``crash``, ``timeout``, ``memory``,
+``garbage``, ``long_line``, ``closed``) and one line of detail. ``close`` ends every process of
+the group with SIGKILL (a child the program forked and left behind included) and reaps it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+FAULT_KINDS = ("crash", "timeout", "memory", "garbage", "long_line", "closed", "illegal")
+
+
+class AgentFault(Exception):
+    """An agent lost the game by a fault: ``kind`` (one of ``FAULT_KINDS``) and a detail."""
+
+    def __init__(self, kind: str, detail: str) -> None:
+        assert kind in FAULT_KINDS, kind
+        self.kind, self.detail = kind, detail
+        super().__init__(f"{kind}: {detail}")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a program may use. Times in seconds; ``game_s`` None = no per-game budget."""
+
+    move_s: float = 2.0  # the original FlagBots rule: 2 s a move
+    start_s: float = 10.0  # from the start message to its answer (the program's start-up)
+    game_s: float | None = None
+    memory_mb: int = 100  # the original FlagBots rule: 100 MB
+    cpu_s: float = 600.0
+    line_bytes: int = 1 << 16
+    stderr_bytes: int = 1 << 16
+    network: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("move_s", "start_s", "cpu_s"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name}={getattr(self, name)} is not allowed: expected > 0")
+        if self.game_s is not None and not self.game_s > 0:
+            raise ValueError(f"game_s={self.game_s} is not allowed: expected null or > 0")
+        for name in ("memory_mb", "line_bytes", "stderr_bytes"):
+            if not getattr(self, name) >= 1:
+                raise ValueError(f"{name}={getattr(self, name)} is not allowed: expected >= 1")
+
+
+@functools.cache
+def network_isolation() -> list[str] | None:
+    """The command prefix that gives a program an empty network namespace on this machine
+    (``unshare -n``, or ``unshare -rn`` through a user namespace), or None where neither is
+    allowed."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return None
+    for prefix in ([unshare, "-n", "--"], [unshare, "-rn", "--"]):
+        try:
+            done = subprocess.run([*prefix, "true"], capture_output=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return prefix
+    return None
+
+
+def live_members(pgid: int) -> list[int]:
+    """The processes of group ``pgid`` still alive (zombies, ended but not yet reaped by
+    whoever adopted them, do not count)."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            alive.append(int(entry))
+    return alive
+
+
+def _limit_resources(limits: Limits) -> None:  # runs in the child between fork and exec
+    import resource
+
+    memory = limits.memory_mb << 20
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = max(1, int(limits.cpu_s))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+class _CappedLog:
+    """A reader thread keeping the first ``cap`` bytes of a stream and counting the rest."""
+
+    def __init__(self, stream: Any, cap: int) -> None:
+        self.kept = bytearray()
+        self.dropped = 0
+        self._thread = threading.Thread(target=self._read, args=(stream, cap), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: Any, cap: int) -> None:
+        while chunk := stream.read1(1 << 14):
+            room = cap - len(self.kept)
+            self.kept += chunk[: max(0, room)]
+            self.dropped += max(0, len(chunk) - max(0, room))
+
+    def text(self) -> str:
+        self._thread.join(timeout=1)
+        tail = f"\n[{self.dropped} more bytes dropped]" if self.dropped else ""
+        return self.kept.decode("utf-8", "replace") + tail
+
+
+class Program:
+    """One outside program under ``limits``; see the module docstring."""
+
+    def __init__(self, argv: Sequence[str], limits: Limits, name: str = "program") -> None:
+        if not argv:
+            raise ValueError("a program needs a command line")
+        self.argv, self.limits, self.name = list(argv), limits, name
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.workdir: Path | None = None
+        self._buffer = bytearray()
+        self._stderr: _CappedLog | None = None
+        self.isolated = False
+
+    # --- life
+    def start(self) -> None:
+        """Start the program (its own session and process group, private directory, limits)."""
+        self.workdir = Path(tempfile.mkdtemp(prefix="sparring-agent-"))
+        prefix = [] if self.limits.network else (network_isolation() or [])
+        self.isolated = bool(prefix)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.workdir),
+            "LANG": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1",
+        }
+        try:
+            self.proc = subprocess.Popen(
+                [*prefix, *self.argv],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.workdir,
+                env=env,
+                start_new_session=True,
+                preexec_fn=functools.partial(_limit_resources, self.limits),
+            )
+        except OSError as exc:
+            self.close()
+            raise AgentFault("crash", f"cannot start {self.argv[0]}: {exc.strerror}") from None
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        os.set_blocking(self.proc.stdin.fileno(), False)
+        os.set_blocking(self.proc.stdout.fileno(), False)
+        self._stderr = _CappedLog(self.proc.stderr, self.limits.stderr_bytes)
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+    def stderr(self) -> str:
+        """What the program wrote to stderr (capped), once it has ended."""
+        return "" if self._stderr is None else self._stderr.text()
+
+    def close(self) -> None:
+        """End every process of the program's group (SIGKILL), reap it, remove its directory."""
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):  # (a process in D state)
+                self.proc.wait(timeout=10)
+            deadline = time.monotonic() + 5  # a forked child dies on its own schedule
+            while live_members(self.proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            for stream in (self.proc.stdin, self.proc.stdout):
+                try:
+                    if stream is not None:
+                        stream.close()
+                except OSError:
+                    pass
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
+
+    # --- talk
+    def send(self, message: dict[str, Any], deadline: float) -> None:
+        """Write ``message`` as one JSON line before ``deadline`` (``time.monotonic``)."""
+        assert self.proc is not None and self.proc.stdin is not None
+        data = memoryview((json.dumps(message, separators=(",", ":")) + "\n").encode())
+        fd = self.proc.stdin.fileno()
+        while data:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AgentFault("timeout", f"{self.name} does not read its input")
+            _, ready, _ = select.select([], [fd], [], left)
+            if not ready:
+                continue
+            try:
+                data = data[os.write(fd, data) :]
+            except BlockingIOError:
+                continue
+            except (BrokenPipeError, ConnectionResetError):
+                raise self._ended("closed its input") from None
+
+    def receive(self, deadline: float) -> dict[str, Any]:
+        """The next JSON object line the program writes, before ``deadline``."""
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            if len(self._buffer) > self.limits.line_bytes:
+                raise AgentFault(
+                    "long_line", f"{self.name} wrote a line over {self.limits.line_bytes} bytes"
+                )
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AgentFault("timeout", f"{self.name} did not answer in time")
+            ready, _, _ = select.select([fd], [], [], left)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                continue
+            if not chunk:
+                raise self._ended("ended")
+            self._buffer += chunk
+        line, _, rest = bytes(self._buffer).partition(b"\n")
+        self._buffer = bytearray(rest)
+        if len(line) > self.limits.line_bytes:
+            raise AgentFault(
+                "long_line", f"{self.name} wrote a line over {self.limits.line_bytes} bytes"
+            )
+        try:
+            message = json.loads(line)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise AgentFault("garbage", f"{self.name} wrote {_shown(line)}, not JSON") from None
+        if not isinstance(message, dict):
+            raise AgentFault("garbage", f"{self.name} wrote {_shown(line)}, not a JSON object")
+        return message
+
+    def _ended(self, what: str) -> AgentFault:
+        """The fault of a program that stopped talking: memory, a signal or an exit status."""
+        assert self.proc is not None
+        try:
+            code = self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            code = None
+        log = self.stderr() if code is not None else ""
+        if "MemoryError" in log or "std::bad_alloc" in log or "Cannot allocate memory" in log:
+            return AgentFault("memory", f"{self.name} ran out of its {self.limits.memory_mb} MB")
+        if code is not None and code < 0:
+            sig = signal.Signals(-code).name
+            if -code == signal.SIGXCPU:
+                return AgentFault("timeout", f"{self.name} used its {self.limits.cpu_s:g} s of CPU")
+            return AgentFault("crash", f"{self.name} {what}: killed by {sig}")
+        last = log.strip().splitlines()[-1][:200] if log.strip() else "no stderr"
+        status = "still running" if code is None else f"exit status {code}"
+        return AgentFault("crash", f"{self.name} {what} ({status}; {last})")
+
+
+def _shown(line: bytes, limit: int = 60) -> str:
+    text = line.decode("utf-8", "replace")
+    return repr(text if len(text) <= limit else text[:limit] + "…")

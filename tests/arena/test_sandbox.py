@@ -1,0 +1,232 @@
+"""Faults of outside programs, each injected by a real bot: the game is forfeited with the reason,
+every process of the bot's group is ended, and the arena goes on (and never hangs)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from sparring import game_api
+from sparring.arena.agents import FirstAgent, make, parse
+from sparring.arena.play import play_game
+from sparring.arena.protocol import ProgramAgent
+from sparring.arena.sandbox import AgentFault, Limits, Program, live_members, network_isolation
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
+FAST = Limits(move_s=1.0, start_s=5.0, memory_mb=100, cpu_s=30)
+
+# A bot reads the start line, answers it, then does BODY at its first decision.
+BOT = """
+import json, os, sys, time
+def say(obj):
+    sys.stdout.write(json.dumps(obj) + "\\n"); sys.stdout.flush()
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "start":
+        say({{"ready": True}})
+    elif msg["type"] == "act":
+{body}
+"""
+BODIES = {
+    "crash": "raise RuntimeError('bot bug')",
+    "hang": "time.sleep(3600)",
+    "memory": "hog = bytearray(1 << 30); say({'action': msg['legal'][0]})",
+    "garbage": "print('e2-e4 please', flush=True)",
+    "illegal": "say({'action': 999999})",
+    "no_action": "say({'move': msg['legal'][0]})",
+    "long_line": "sys.stdout.write('x' * (1 << 20)); sys.stdout.flush(); time.sleep(60)",
+    "fork_and_exit": (
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    time.sleep(3600)\n"
+        "sys.stderr.write(f'child {pid}\\n'); sys.stderr.flush(); os._exit(0)"
+    ),
+}
+KINDS = {
+    "crash": "crash",
+    "hang": "timeout",
+    "memory": "memory",
+    "garbage": "garbage",
+    "illegal": "illegal",
+    "no_action": "garbage",
+    "long_line": "long_line",
+    "fork_and_exit": "timeout",  # its child holds stdout open: no end of file, no answer
+}
+
+
+def bot(tmp_path: Path, body: str, name: str = "bot") -> str:
+    script = tmp_path / f"{name}.py"
+    script.write_text(BOT.format(body=textwrap.indent(body, " " * 8)))
+    return f"cmd:{sys.executable} {script}"
+
+
+def group_gone(pgid: int) -> bool:
+    return live_members(pgid) == []
+
+
+@pytest.mark.parametrize("fault", list(BODIES))
+def test_a_faulty_bot_forfeits_its_game_and_leaves_nothing_running(tmp_path, fault):
+    game = game_api.get("flagbots")
+    agent = make(parse(bot(tmp_path, BODIES[fault])), FAST, name=fault)
+    began = time.monotonic()
+    record = play_game(game, [agent, FirstAgent()], seed=1, names=[fault, "first"])
+    assert time.monotonic() - began < 15  # never waits beyond its limits
+    assert record.forfeit_seat == 0 and record.forfeit_kind == KINDS[fault], record
+    assert record.returns == [-1.0, 1.0]
+    assert fault in record.forfeit_detail or fault == "illegal"
+    if fault != "illegal":  # a fault ends the program; an illegal move is the arena's call
+        assert agent.program is None
+    pgid = None if agent.program is None else agent.program.pid
+    agent.close()
+    if pgid is not None:
+        assert group_gone(pgid)
+    # the next game goes on, with a fresh process for the same (still faulty) bot
+    again = play_game(game, [FirstAgent(), agent], seed=2, names=["first", fault])
+    assert again.forfeit_seat == 1 and again.forfeit_kind == KINDS[fault]
+    agent.close()
+
+
+def test_a_child_the_bot_forked_is_ended_with_its_group(tmp_path):
+    program = Program(parse(bot(tmp_path, BODIES["fork_and_exit"])).argv, FAST, "forker")
+    program.start()
+    deadline = time.monotonic() + 5
+    program.send({"type": "start"}, deadline)
+    assert program.receive(deadline) == {"ready": True}
+    program.send({"type": "act", "legal": [1]}, deadline)
+    with pytest.raises(AgentFault) as fault:  # the child keeps stdout open: no EOF, a timeout
+        program.receive(time.monotonic() + 1)
+    assert fault.value.kind == "timeout"
+    workdir = program.workdir
+    child = int(program._stderr.kept.decode().split()[-1])
+    pgid = program.pid
+    assert not group_gone(pgid)  # the forked child is still alive, in the bot's group
+    program.close()
+    assert group_gone(pgid) and not workdir.exists()
+    assert child not in live_members(pgid)
+
+
+def test_a_bot_that_never_reads_cannot_block_the_arena(tmp_path):
+    program = Program([sys.executable, "-c", "import time; time.sleep(3600)"], FAST, "deaf")
+    program.start()
+    began = time.monotonic()
+    with pytest.raises(AgentFault) as fault:  # 8 MB into a pipe nobody reads
+        program.send({"type": "act", "legal": ["x" * (8 << 20)]}, began + 1.0)
+    assert fault.value.kind == "timeout" and "does not read its input" in fault.value.detail
+    assert time.monotonic() - began < 3
+    pgid = program.pid
+    program.close()
+    assert group_gone(pgid)
+
+
+def test_a_bot_that_writes_without_reading_is_garbage_not_a_hang(tmp_path):
+    flood = "import sys\nwhile True:\n    sys.stdout.write('spam ' * 20 + '\\n')"
+    program = Program([sys.executable, "-c", flood], FAST, "flood")
+    program.start()
+    with pytest.raises(AgentFault) as fault:
+        program.receive(time.monotonic() + 2)
+    assert fault.value.kind == "garbage" and "spam" in fault.value.detail
+    program.close()
+
+
+def test_stderr_is_kept_to_its_cap(tmp_path):
+    noisy = "import sys\nsys.stderr.write('e' * 1_000_000)\nsys.stderr.flush()"
+    program = Program([sys.executable, "-c", noisy], Limits(stderr_bytes=1000), "noisy")
+    program.start()
+    with pytest.raises(AgentFault) as fault:
+        program.receive(time.monotonic() + 5)
+    assert fault.value.kind == "crash"  # it ended without answering
+    log = program.stderr()
+    assert log.startswith("e" * 1000) and "[999000 more bytes dropped]" in log
+    program.close()
+
+
+def test_the_bot_gets_a_bare_environment_and_a_private_directory(tmp_path, monkeypatch):
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-bots")
+    show = (
+        "import json, os, sys\n"
+        "sys.stdin.readline()\n"
+        "print(json.dumps({'env': sorted(os.environ), 'cwd': os.getcwd()}), flush=True)"
+    )
+    program = Program([sys.executable, "-c", show], FAST, "env")
+    program.start()
+    deadline = time.monotonic() + 5
+    program.send({"type": "start"}, deadline)
+    seen = program.receive(deadline)
+    assert "AWS_SECRET_ACCESS_KEY" not in seen["env"]
+    assert set(seen["env"]) <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "LC_CTYPE"}
+    assert seen["cwd"] == str(program.workdir) and program.workdir.name.startswith("sparring-agent")
+    program.close()
+
+
+@pytest.mark.skipif(network_isolation() is None, reason="no network namespaces on this machine")
+def test_a_bot_cannot_reach_the_network(tmp_path):
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    listener.settimeout(0.5)
+    port = listener.getsockname()[1]
+    probe = (
+        "import json, socket, sys\n"
+        "sys.stdin.readline()\n"
+        "try:\n"
+        f"    socket.create_connection(('127.0.0.1', {port}), timeout=2); said = 'connected'\n"
+        "except OSError as exc:\n"
+        "    said = type(exc).__name__\n"
+        "print(json.dumps({'ready': True, 'net': said}), flush=True)"
+    )
+    program = Program([sys.executable, "-c", probe], FAST, "net")
+    program.start()
+    assert program.isolated
+    deadline = time.monotonic() + 5
+    program.send({"type": "start"}, deadline)
+    answer = program.receive(deadline)
+    program.close()
+    assert answer["net"] != "connected", answer
+    with pytest.raises(TimeoutError):  # nothing reached the listener
+        listener.accept()
+    listener.close()
+
+
+def test_a_program_killed_from_outside_is_a_crash_with_its_signal(tmp_path):
+    agent = ProgramAgent([sys.executable, str(EXAMPLES / "random_bot.py")], FAST, "victim")
+    game = game_api.get("flagbots")
+    agent.start({"game": "flagbots", "seat": 0, "players": 2, "seed": 0})
+    os.kill(agent.program.pid, signal.SIGKILL)
+    with pytest.raises(AgentFault) as fault:
+        agent.act(game.new_state(0).observation(0), [1, 2])
+    assert fault.value.kind == "crash" and "SIGKILL" in fault.value.detail
+    assert agent.program is None
+
+
+@pytest.mark.parametrize(
+    "spec, says",
+    [
+        ("cmd:", "agent=cmd: is not allowed: expected cmd: followed by a command line"),
+        ("cmd:/no/such/bot", "a program that exists (/no/such/bot: no such program)"),
+        ("cmd:" + __file__, "an executable program"),
+        ("py:no.such.module:Bot", "an importable module"),
+        ("py:sparring.arena.agents:Nope", "a class or factory Nope in sparring.arena.agents"),
+        ("py:notaspec", "py:<module>:<Name>"),
+        ("flagbots@depth=0", "flagbots@depth=<1..30>"),
+        ("alphago", "an agent spec: one of py:<module>:<Name>, cmd:<command line>, random"),
+    ],
+)
+def test_a_bad_spec_is_one_line_naming_what_is_allowed(spec, says):
+    from sparring.runtime.errors import ConfigError
+
+    with pytest.raises(ConfigError) as error:
+        parse(spec)
+    assert says in str(error.value) and "\n" not in str(error.value)
+
+
+def test_negative_limits_are_refused():
+    for field in ("move_s", "start_s", "cpu_s", "game_s", "memory_mb"):
+        with pytest.raises(ValueError, match=f"{field}=-1 is not allowed"):
+            Limits(**{field: -1})
