@@ -45,6 +45,8 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
 	$(PY) -m sparring.cli tune hparams_search=ga_smoke trials=4 concurrency=2 search_id=make-run-$$(date +%Y%m%d-%H%M%S)  # ~2 min on 2 cores
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
+	$(PY) -m sparring.cli arena game=flagbots 'agent=cmd:python3 examples/agents/random_bot.py' \
+		'field=[random,"cmd:sh examples/agents/first_bot.sh"]' units=4 block=2 | tail -n 4
 	$(PY) -m sparring.cli results
 	$(PY) -m sparring.cli ray status  # the one local Ray every step above joined
 	$(PY) -m sparring.cli cluster config --image ami-0abc12345def67890 -o data/cluster.example.yaml

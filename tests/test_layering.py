@@ -23,10 +23,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("launch",),  # the Hydra entry, submit, sweeps, cluster config, preflight, screenshots
     ("pipelines",),  # pipeline bodies only
     ("tuning",),  # Ray Tune searches over any pipeline
-    ("arena",),  # any agent against any other: specs, the line protocol, the sandbox, SPRT
     ("services", "champions"),  # the pipeline frame + deal sets; registry, claims, notify
     ("reporting",),  # console tables, plots, run queries for summaries
     ("config",),  # typed schemas
+    ("arena",),  # any agent against any other: specs, the line protocol, the sandbox, SPRT
     ("ga", "modeling"),  # learning on top of the games
     ("poker", "mus", "flagbots", "eleusis", "conformance", "games"),  # the games
     ("game_api", "seeding", "kernel_cache", "__init__"),  # what every game shares

@@ -33,6 +33,12 @@ def not_a_database(tmp_path: Path) -> str:
     return f"tracking.uri=sqlite:///{path}"
 
 
+def _not_executable(tmp_path: Path) -> Path:
+    bot = tmp_path / "bot.sh"
+    bot.write_text("#!/bin/sh\necho hi\n")  # no x bit
+    return bot
+
+
 CASES = [
     ("evolve", ["ga.population=0"], "ga.population=0 is not allowed: expected an integer in 4"),
     (
@@ -53,6 +59,16 @@ CASES = [
         "no MLflow store at",  # compare reads a store: it does not make an empty one
     ),
     ("search_bench", ["tracking.uri=http://127.0.0.1:9"], "no MLflow server answers"),
+    ("arena", ["agent=alphago"], "agent=alphago is not allowed: expected an agent spec: one of"),
+    ("arena", ["game=chess"], "game=chess is not allowed: expected one of flagbots, poker"),
+    ("arena", ["agent=cmd:/no/such/bot"], "a program that exists (/no/such/bot: no such program)"),
+    (
+        "arena",
+        [lambda tmp: f"agent=cmd:{_not_executable(tmp)}"],
+        "an executable program (",
+    ),
+    ("arena", ["limits.move_s=-1"], "limits.move_s=-1.0 is not allowed: expected > 0"),
+    ("arena", ["units=-3"], "units=-3 is not allowed: expected an integer >= 1"),
 ]  # the other pipelines' values are checked in process (tests/config/test_schemas.py)
 
 

@@ -34,6 +34,7 @@ class GameRecord:
     forfeit_kind: str = ""
     forfeit_detail: str = ""
     seconds: float = 0.0
+    capped: bool = False  # stopped at max_decisions (a draw: no seat is at fault)
 
     @property
     def decisions(self) -> int:
@@ -63,9 +64,11 @@ def play_game(
     seed: int,
     names: Sequence[str] | None = None,
     opening: Sequence[Any] = (),
+    max_decisions: int = 20_000,
 ) -> GameRecord:
     """One game of ``game`` from ``new_state(seed)`` after the ``opening`` actions (a unit's
-    shared start), seat ``i`` played by ``agents[i]``."""
+    shared start), seat ``i`` played by ``agents[i]``. A game still on after ``max_decisions``
+    (Mus players who always ask for mus never play a hand) is stopped as a draw, ``capped``."""
     if len(agents) != game.num_players:
         raise ValueError(f"{game.name} has {game.num_players} seats, got {len(agents)} agents")
     names = list(names or [type(a).__name__ for a in agents])
@@ -94,6 +97,13 @@ def play_game(
         except AgentFault as fault:
             return forfeit(seat, fault.kind, fault.detail)
     while not state.is_terminal():
+        if len(record.actions) >= max_decisions:
+            record.capped = True
+            record.returns = [0.0] * game.num_players
+            for agent in agents:
+                _end(agent, record.returns)
+            record.seconds = time.perf_counter() - began
+            return record
         seat = state.current_player()
         legal = list(state.legal_actions())
         try:

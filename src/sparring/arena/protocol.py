@@ -113,3 +113,32 @@ class ProgramAgent:
         if self.program is not None:
             self.program.close()
             self.program = None
+
+
+class Transcript:
+    """An ``Agent`` wrapper that writes down what a program in its seat would read (``>``)
+    and answer (``<``), as JSON lines: the transcripts of docs/PROTOCOLS.md."""
+
+    def __init__(self, agent: Any, limits: Limits | None = None) -> None:
+        self.agent, self.limits = agent, limits or Limits()
+        self.lines: list[str] = []
+
+    def _say(self, direction: str, message: dict[str, Any]) -> None:
+        import json
+
+        self.lines.append(f"{direction} {json.dumps(message, separators=(',', ':'))}")
+
+    def start(self, info: dict[str, Any]) -> None:
+        self._say(">", start_message(info, self.limits))
+        if callable(getattr(self.agent, "start", None)):
+            self.agent.start(info)
+        self._say("<", {"ready": True})
+
+    def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
+        self._say(">", act_message(observation, legal, self.limits.move_s))
+        action = self.agent.act(observation, legal)
+        self._say("<", {"action": action})
+        return action
+
+    def end(self, returns: Sequence[float]) -> None:
+        self._say(">", end_message(returns))

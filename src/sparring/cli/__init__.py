@@ -26,11 +26,22 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from sparring.cli import cluster, eleusis, flagbots, local_ray, mus, poker, runs, submit, tune
+from sparring.cli import (
+    arena,
+    cluster,
+    eleusis,
+    flagbots,
+    local_ray,
+    mus,
+    poker,
+    runs,
+    submit,
+    tune,
+)
 from sparring.cli.common import EXIT_USAGE, Parser
 from sparring.runtime.errors import EXIT_INTERRUPTED, one_line
 
-DOMAINS = (poker, mus, eleusis, flagbots, runs, tune, cluster, submit, local_ray)
+DOMAINS = (poker, mus, eleusis, flagbots, runs, tune, arena, cluster, submit, local_ray)
 GROUPS = {
     "poker": "poker tools (replay a hand of a deal set)",
     "play": "play a game in the terminal",
@@ -60,8 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``sparring <argv>``; returns the exit status (2 for bad input, 130 for Ctrl-C)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["tune"]:  # everything after it is Hydra's, --help included
-        return tune.run(argparse.Namespace(overrides=argv[1:]))
+    if argv[:1] in (["tune"], ["arena"]):  # everything after it is Hydra's, --help included
+        command = tune if argv[0] == "tune" else arena
+        return command.run(argparse.Namespace(overrides=argv[1:]))
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or a bad argument (2, already reported)

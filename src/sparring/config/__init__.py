@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from hydra.core.config_store import ConfigStore
 
+from sparring.config.arena import ArenaConfig
 from sparring.config.common import DEFAULT_TRACKING_URI, RayConfig, TrackingConfig
 from sparring.config.compare import CompareConfig
 from sparring.config.eleusis_bench import EleusisBenchConfig
@@ -33,6 +34,7 @@ SCHEMAS: dict[str, type] = {
     "compare": CompareConfig,
     "league": LeagueConfig,
     "tune": TuneConfig,
+    "arena": ArenaConfig,
 }
 """Pipeline (= primary config name) -> its schema."""
 
@@ -49,6 +51,7 @@ register()
 __all__ = [
     "DEFAULT_TRACKING_URI",
     "SCHEMAS",
+    "ArenaConfig",
     "CompareConfig",
     "EleusisBenchConfig",
     "EquityConfig",

@@ -1,0 +1,197 @@
+"""Fair units of play between two agents, played in blocks, scored, and rated.
+
+A unit is what makes a comparison fair in its game, always from one seed:
+
+- two-player games (FlagBots, heads-up poker): two games from the same start (FlagBots: the
+  same random opening plies), sides swapped;
+- Mus: two matches on the same deals, teams swapped (A holds seats 0 and 2, then 1 and 3);
+- a one-player game (Eleusis): A and B each play the same deck and card stream;
+- any other n-player game: A in each seat once, B in the others (a duplicate rotation).
+
+A's unit score is the mean over the unit's games of 1 (A did better than B), 1/2 or 0; in a
+one-player unit A's return is compared with B's. Unit ``i`` has the same seed for every pair of a
+contest, so every entrant meets the same positions and deals, and a block's result depends on
+nothing but its units: the same seed gives the same results for any number of workers.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from sparring import game_api
+from sparring.arena.agents import make, parse
+from sparring.arena.play import GameRecord, forfeit_returns, play_game
+from sparring.arena.sandbox import Limits
+from sparring.seeding import task_seed
+
+
+def seatings(game: Any) -> list[tuple[str, ...]]:
+    """The games of one unit: which role (``A``/``B``) sits in each seat."""
+    n = game.num_players
+    teams = getattr(game, "teams", None)
+    if n == 1:
+        return [("A",), ("B",)]
+    if teams:
+        first = tuple("A" if s in teams[0] else "B" for s in range(n))
+        return [first, tuple("B" if r == "A" else "A" for r in first)]
+    if n == 2:
+        return [("A", "B"), ("B", "A")]
+    return [tuple("A" if s == k else "B" for s in range(n)) for k in range(n)]
+
+
+def unit_seed(seed: int, unit: int) -> int:
+    """The seed of unit ``unit`` of a contest: the same for every pair."""
+    return task_seed(seed, "arena-unit", unit) % (1 << 31)
+
+
+def opening(game: Any, seed: int, plies: int) -> list[Any]:
+    """``plies`` random legal actions from ``new_state(seed)``: a unit's shared start."""
+    state, rng, played = game.new_state(seed), random.Random(seed), []
+    for _ in range(plies):
+        if state.is_terminal():
+            break
+        action = rng.choice(list(state.legal_actions()))
+        state.apply_action(action)
+        played.append(action)
+    return played
+
+
+def _side(returns: Sequence[float], seating: Sequence[str], role: str) -> float:
+    return float(np.mean([r for r, who in zip(returns, seating, strict=True) if who == role]))
+
+
+def unit_score(games: Sequence[dict[str, Any]], one_player: bool) -> float:
+    """A's score in a unit (see the module docstring)."""
+    if one_player:
+        a, b = (g["returns"][0] for g in games)
+        return 1.0 if a > b else 0.5 if a == b else 0.0
+    scores = []
+    for g in games:
+        a, b = _side(g["returns"], g["seating"], "A"), _side(g["returns"], g["seating"], "B")
+        scores.append(1.0 if a > b else 0.5 if a == b else 0.0)
+    return float(np.mean(scores))
+
+
+@dataclass(frozen=True)
+class Block:
+    """Units ``start`` .. ``stop - 1`` between agents ``a`` and ``b`` (specs)."""
+
+    game: str
+    a: str
+    b: str
+    start: int
+    stop: int
+
+    @property
+    def key(self) -> str:
+        return f"{self.a}|{self.b}|{self.start}-{self.stop}"
+
+
+def play_block(
+    block: Block, *, seed: int, limits: Limits, opening_plies: int, withdraw_after: int
+) -> dict[str, Any]:
+    """Play a block (a Ray task: the agents' programs start on the task's node, and all of
+    them end with it). An agent whose games fault ``withdraw_after`` times in a row is
+    withdrawn: its remaining games of the block are forfeited without being played."""
+    game = game_api.get(block.game)
+    layout = seatings(game)
+    roles = {"A": block.a, "B": block.b}
+    seats_of = {r: max(sum(1 for who in seating if who == r) for seating in layout) for r in roles}
+    agents = {r: [make(parse(roles[r]), limits) for _ in range(seats_of[r])] for r in roles}
+    faults_in_a_row = {"A": 0, "B": 0}
+    withdrawn: dict[str, str] = {}
+    units = []
+    try:
+        for unit in range(block.start, block.stop):
+            seed_u = unit_seed(seed, unit)
+            start = opening(game, seed_u, opening_plies)
+            games = []
+            for seating in layout:
+                record = _play_or_forfeit(game, seating, agents, roles, seed_u, start, withdrawn)
+                games.append({**_game_row(record), "seating": list(seating)})
+                faulty = None if record.forfeit_seat is None else seating[record.forfeit_seat]
+                for r in roles:
+                    faults_in_a_row[r] = faults_in_a_row[r] + 1 if faulty == r else 0
+                    if faults_in_a_row[r] >= withdraw_after and r not in withdrawn:
+                        withdrawn[r] = (
+                            f"{roles[r]} withdrawn after {withdraw_after} faults in a row "
+                            f"(last: {record.forfeit_kind}: {record.forfeit_detail})"
+                        )
+            score = unit_score(games, game.num_players == 1)
+            units.append(
+                {"unit": unit, "seed": seed_u, "opening": start, "games": games, "score": score}
+            )
+    finally:
+        for group in agents.values():
+            for agent in group:
+                close = getattr(agent, "close", None)
+                if callable(close):
+                    close()
+    return {"block": asdict(block), "units": units, "withdrawn": withdrawn}
+
+
+def _play_or_forfeit(game, seating, agents, roles, seed, start, withdrawn) -> GameRecord:
+    names = [roles[who] for who in seating]
+    gone = [s for s, who in enumerate(seating) if who in withdrawn]
+    if gone:  # not played: the withdrawn side forfeits
+        seat = gone[0]
+        returns = forfeit_returns(game.num_players, seat, getattr(game, "teams", None))
+        return GameRecord(
+            game.name,
+            seed,
+            names,
+            returns,
+            forfeit_seat=seat,
+            forfeit_kind="withdrawn",
+            forfeit_detail=withdrawn[seating[seat]],
+        )
+    taken = {r: iter(agents[r]) for r in agents}
+    seated = [next(taken[who]) for who in seating]
+    return play_game(game, seated, seed, names=names, opening=start)
+
+
+def _game_row(record: GameRecord) -> dict[str, Any]:
+    return {
+        "returns": [float(r) for r in record.returns],
+        "decisions": record.decisions,
+        "actions": [a if isinstance(a, str) else int(a) for a in record.actions],
+        "forfeit_seat": record.forfeit_seat,
+        "forfeit_kind": record.forfeit_kind,
+        "forfeit_detail": record.forfeit_detail,
+        "capped": record.capped,
+        "seconds": record.seconds,
+    }
+
+
+def blocks_for(game: str, a: str, b: str, units: int, block: int) -> list[Block]:
+    """``units`` units of ``a`` against ``b`` cut into blocks of ``block`` units."""
+    return [Block(game, a, b, s, min(s + block, units)) for s in range(0, units, block)]
+
+
+def pair_scores(results: Sequence[dict[str, Any]], a: str, b: str) -> np.ndarray:
+    """A's unit scores against B in unit order, from every block of that pair."""
+    units = sorted(
+        (u for r in results if (r["block"]["a"], r["block"]["b"]) == (a, b) for u in r["units"]),
+        key=lambda u: u["unit"],
+    )
+    return np.array([u["score"] for u in units], np.float64)
+
+
+def score_interval(scores: np.ndarray) -> tuple[float, float, float]:
+    """A's mean unit score and its 95% normal interval."""
+    mean = float(scores.mean()) if scores.size else float("nan")
+    if scores.size < 2:
+        return mean, float("-inf"), float("inf")
+    half = 1.96 * float(scores.std(ddof=1)) / np.sqrt(scores.size)
+    return mean, mean - half, mean + half
+
+
+def elo(score: float) -> float:
+    """The logistic Elo difference of a mean score (clipped away from 0 and 1)."""
+    s = min(max(score, 1e-3), 1 - 1e-3)
+    return float(-400.0 * np.log10(1.0 / s - 1.0))

@@ -1,0 +1,20 @@
+"""``sparring arena``: a contest of any agents (``pipelines/arena.py``) from the command line.
+
+Everything after ``arena`` is Hydra's:
+``sparring arena game=flagbots agent='cmd:python3 examples/agents/random_bot.py'
+'field=[flagbots@depth=2,first]'``, ``sparring arena --help``.
+"""
+
+from __future__ import annotations
+
+from sparring.cli.hydra_pipeline import HydraCommand
+
+COMMAND = HydraCommand(
+    "arena",
+    "any agent against any other (py:module:Class, cmd:<program>, Sparring's own) in flagbots, "
+    "poker, mus or eleusis: a gauntlet, a round robin or an SPRT head-to-head, sandboxed, "
+    "fanned out on Ray (pipelines/arena.py; Hydra overrides follow, e.g. game=flagbots "
+    "agent=random 'field=[first]')",
+    "sparring.pipelines.arena:run",
+)
+register, script, run = COMMAND.register, COMMAND.script, COMMAND.run

@@ -1,0 +1,122 @@
+"""``conf/arena.yaml``: a contest of agents (any spec) in one game."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from enum import StrEnum
+
+from sparring.arena.agents import parse
+from sparring.arena.sandbox import Limits
+from sparring.arena.sprt import SPRT
+from sparring.config import checks
+from sparring.config.common import RayConfig, StorageConfig, TrackingConfig
+from sparring.runtime.errors import ConfigError
+
+GAMES = ("flagbots", "poker", "mus", "eleusis")  # sparring.games, without importing any
+
+
+class Kind(StrEnum):
+    gauntlet = "gauntlet"  # ``agent`` against every one of ``field``
+    round_robin = "round_robin"  # every pair of ``field``
+    sprt = "sprt"  # ``agent`` against ``field[0]`` until the SPRT decides
+
+
+@dataclass
+class LimitsConfig:
+    """``limits.*``: what an outside program may use (``sparring.arena.sandbox.Limits``)."""
+
+    move_s: float = 2.0  # the original FlagBots rule: 2 s a move
+    start_s: float = 10.0
+    game_s: float | None = None
+    memory_mb: int = 100  # the original FlagBots rule: 100 MB
+    cpu_s: float = 600.0
+    line_bytes: int = 65536
+    stderr_bytes: int = 65536
+    network: bool = False
+
+    def limits(self) -> Limits:
+        try:
+            return Limits(**vars(self))
+        except ValueError as exc:
+            raise ConfigError.text(f"limits.{exc}") from None
+
+
+@dataclass
+class SPRTConfig:
+    """``sprt.*``: H0 elo0 against H1 elo1 with error rates alpha and beta."""
+
+    elo0: float = 0.0
+    elo1: float = 50.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_units: int = 400
+
+    def test(self) -> SPRT:
+        return SPRT(self.elo0, self.elo1, self.alpha, self.beta, self.max_units)
+
+
+@dataclass
+class ArenaConfig:
+    """A gauntlet, a round robin or an SPRT head-to-head of agent specs in ``game``."""
+
+    game: str = "flagbots"
+    kind: Kind = Kind.gauntlet
+    agent: str | None = None  # the agent under test (gauntlet, sprt)
+    field: list[str] = dataclasses.field(default_factory=lambda: ["random", "first"])
+    units: int = 10  # units per pair (sprt: per wave, up to sprt.max_units)
+    block: int = 5  # units per Ray task
+    seed: int = 0
+    opening_plies: int | None = None  # null = 2 in FlagBots (no chance there), else 0
+    withdraw_after: int = 3  # faults in a row before an entrant is withdrawn
+    output_dir: str = "data/arena"
+    limits: LimitsConfig = dataclasses.field(default_factory=LimitsConfig)
+    sprt: SPRTConfig = dataclasses.field(default_factory=SPRTConfig)
+    ray: RayConfig = dataclasses.field(default_factory=RayConfig)
+    tracking: TrackingConfig = dataclasses.field(default_factory=TrackingConfig)
+    storage: StorageConfig = dataclasses.field(default_factory=StorageConfig)
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ConfigError("game", self.game, f"one of {', '.join(GAMES)}")
+        if self.kind is not Kind.round_robin and self.agent is None:
+            raise ConfigError("agent", None, f"the agent under test (kind={self.kind.value})")
+        if not self.field:
+            raise ConfigError("field", self.field, "a non-empty list of agent specs")
+        if self.kind is Kind.round_robin and len(self.field) < 2:
+            raise ConfigError("field", self.field, "two or more agent specs for a round robin")
+        for i, text in enumerate(self.entrants):
+            spec = parse(str(text), "agent" if i == 0 and self.agent else f"field[{i}]")
+            if spec.games is not None and self.game not in spec.games:
+                raise ConfigError("agent", text, f"an agent of {self.game} ({text} plays "
+                                  f"{', '.join(spec.games)})")  # fmt: skip
+        if len(set(self.entrants)) != len(self.entrants):
+            raise ConfigError("field", self.field, "distinct agents (one of them is named twice)")
+        checks.integer("units", self.units, 1)
+        checks.integer("block", self.block, 1)
+        checks.integer("seed", self.seed, 0)
+        checks.integer("withdraw_after", self.withdraw_after, 1)
+        checks.optional_integer("opening_plies", self.opening_plies, 0)
+        checks.storage_dir("output_dir", self.output_dir)
+        self.limits.limits()
+        self.sprt.test()
+
+    @property
+    def entrants(self) -> list[str]:
+        """Every agent of the contest, the one under test first."""
+        return ([self.agent] if self.agent else []) + [str(f) for f in self.field]
+
+    @property
+    def plies(self) -> int:
+        if self.opening_plies is not None:
+            return self.opening_plies
+        return 2 if self.game == "flagbots" else 0  # FlagBots has no chance: vary its start
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """(A, B) of every pairing: A is the agent under test, or the earlier of the field."""
+        if self.kind is Kind.round_robin:
+            f = [str(x) for x in self.field]
+            return [(f[i], f[j]) for i in range(len(f)) for j in range(i + 1, len(f))]
+        if self.kind is Kind.sprt:
+            return [(str(self.agent), str(self.field[0]))]
+        return [(str(self.agent), str(f)) for f in self.field]

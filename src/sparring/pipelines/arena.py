@@ -1,0 +1,256 @@
+"""The ``arena`` pipeline: a gauntlet, a round robin or an SPRT head-to-head of any agents.
+
+Units of play (``sparring.arena.contest``) fan out as Ray tasks in blocks; each finished block
+is kept under ``<output_dir>/<results hash>/blocks/`` (JSON with its SHA-256: a damaged file is
+played again, never read), so a killed contest rerun plays only the missing blocks. An SPRT
+plays waves of blocks until the test decides (the decision is taken on the units in order, so
+it does not depend on how many blocks ran at once) or ``sprt.max_units``.
+
+Recorded: one MLflow run with the entrants and their digests as params, per pair the score,
+its Elo and 95% interval, forfeits; Bradley–Terry ratings with intervals (the league's); the
+games as ``games.jsonl`` (every action, every forfeit and its reason); an SPRT's LLR path
+as ``sprt.png``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any
+
+import numpy as np
+
+from sparring.arena.agents import parse
+from sparring.arena.contest import (
+    Block,
+    blocks_for,
+    elo,
+    pair_scores,
+    play_block,
+    score_interval,
+)
+from sparring.config.arena import ArenaConfig, Kind
+from sparring.ga.league import rate
+from sparring.reporting.console import console
+from sparring.runtime.config import metric_name
+from sparring.runtime.parallel import parallel_map
+from sparring.runtime.storage import Location
+from sparring.services.frame import pipeline_session, results_hash
+
+
+def _block_file(cache: Location, block: Block) -> Location:
+    digest = hashlib.sha256(block.key.encode()).hexdigest()[:16]
+    return cache / f"{block.start:06d}-{digest}.json"
+
+
+def _save(cache: Location, result: dict[str, Any]) -> None:
+    body = json.dumps(result, sort_keys=True)
+    checksum = hashlib.sha256(body.encode()).hexdigest()
+    _block_file(cache, Block(**result["block"])).write_text(
+        json.dumps({"sha256": checksum, "result": result})
+    )
+
+
+def _load(cache: Location, block: Block) -> dict[str, Any] | None:
+    """A finished block, or None when it is missing or damaged (it is then played again)."""
+    where = _block_file(cache, block)
+    if not where.exists():
+        return None
+    try:
+        saved = json.loads(where.read_text())
+        body = json.dumps(saved["result"], sort_keys=True)
+        if hashlib.sha256(body.encode()).hexdigest() != saved["sha256"]:
+            raise ValueError("checksum mismatch")
+    except (ValueError, KeyError, TypeError) as exc:
+        console.print(f"{where.display()}: damaged ({exc}); played again", soft_wrap=True)
+        return None
+    return saved["result"]
+
+
+def _play(job: ArenaConfig, cache: Location, blocks: list[Block], wave: int) -> list[dict]:
+    """Every block's result: the finished ones read back, the rest played ``wave`` at a time
+    (each saved as soon as its wave ends)."""
+    results: dict[Block, dict[str, Any] | None] = {b: _load(cache, b) for b in blocks}
+    missing = [b for b, r in results.items() if r is None]
+    if len(missing) < len(blocks):
+        console.print(f"{len(blocks) - len(missing)} of {len(blocks)} blocks already played")
+    shared = {
+        "seed": job.seed,
+        "limits": job.limits.limits(),
+        "opening_plies": job.plies,
+        "withdraw_after": job.withdraw_after,
+    }
+    for start in range(0, len(missing), wave):
+        part = missing[start : start + wave]
+        units = sum(b.stop - b.start for b in part)
+        for block, result in zip(
+            part,
+            parallel_map(play_block, part, shared=shared, description=f"arena: {units} units"),
+            strict=True,
+        ):
+            _save(cache, result)
+            results[block] = result
+    return [r for r in results.values() if r is not None]
+
+
+def _sprt(job: ArenaConfig, cache: Location, wave: int) -> tuple[list[dict], str, int]:
+    """Waves of blocks until the test decides: the results, the decision and its units."""
+    a, b = job.pairs()[0]
+    test = job.sprt.test()
+    results: list[dict] = []
+    decision, used = "continue", 0
+    done = 0
+    while decision == "continue" and done < test.max_units:
+        stop = min(test.max_units, done + wave * job.block)
+        blocks = [Block(job.game, a, b, s, min(s + job.block, stop))
+                  for s in range(done, stop, job.block)]  # fmt: skip
+        results += _play(job, cache, blocks, wave)
+        done = stop
+        decision, used = test.decide(pair_scores(results, a, b))
+    return results, decision, used
+
+
+def run(job: ArenaConfig) -> dict[str, Any]:
+    """Play the contest; returns the run id, the metrics and the per-pair ``pairs`` rows."""
+    digests = {spec: parse(spec).digest() for spec in job.entrants}
+    tags = {"arena_kind": job.kind.value, "arena_game": job.game}
+    with pipeline_session(job, "arena", tags=tags) as session:
+        session.run.log_params(
+            {f"entrant/{i}": spec for i, spec in enumerate(job.entrants)}
+            | {f"digest/{i}": digests[spec] for i, spec in enumerate(job.entrants)}
+        )
+        contest = session.locate(job.output_dir) / results_hash(job)
+        cache = contest / "blocks"
+        session.output("contest", contest)
+        wave = max(2, 2 * session.cores)
+        began = time.perf_counter()
+        decision, decided_at = None, None
+        if job.kind is Kind.sprt:
+            results, decision, decided_at = _sprt(job, cache, wave)
+        else:
+            blocks = [
+                blk for a, b in job.pairs() for blk in blocks_for(job.game, a, b, job.units,
+                                                                  job.block)
+            ]  # fmt: skip
+            results = _play(job, cache, blocks, wave)
+        wall = time.perf_counter() - began
+        games = [g for r in results for u in r["units"] for g in u["games"]]
+        metrics, rows = _pair_metrics(job, results)
+        metrics |= _ratings(job, results)
+        decisions = sum(g["decisions"] for g in games)
+        metrics |= {
+            "games": len(games),
+            "forfeits": sum(g["forfeit_seat"] is not None for g in games),
+            "decisions": decisions,
+            "wall_s": wall,
+        }
+        if decision is not None:
+            metrics |= {"sprt_units": decided_at or 0, "sprt_h1": float(decision == "H1")}
+            session.run.set_tags({"sprt_decision": decision})
+            _log_sprt_plot(session, job, results)
+        for result in results:
+            for why in result["withdrawn"].values():
+                console.print(f"withdrawn: {why}", soft_wrap=True, markup=False)
+        session.log_metrics(metrics)
+        session.table(
+            f"arena: {job.kind.value} in {job.game}",
+            ["A", "B", "units", "A's score", "Elo (95%)", "forfeits A/B"],
+            rows,
+            artifact="pairs.txt",
+        )
+        if decision is not None:
+            console.print(f"SPRT: {decision} after {decided_at} units "
+                          f"(elo0={job.sprt.elo0:g}, elo1={job.sprt.elo1:g})")  # fmt: skip
+        session.run.log_text(
+            "".join(json.dumps(g) + "\n" for g in _game_log(results)), "games.jsonl"
+        )
+    return session.results(metrics, pairs=rows, decision=decision, contest=contest)
+
+
+def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, float], list[list]]:
+    metrics: dict[str, float] = {}
+    rows = []
+    for a, b in job.pairs():
+        scores = pair_scores(results, a, b)
+        mean, low, high = score_interval(scores)
+        faults = [
+            g["seating"][g["forfeit_seat"]]
+            for r in results
+            if (r["block"]["a"], r["block"]["b"]) == (a, b)
+            for u in r["units"]
+            for g in u["games"]
+            if g["forfeit_seat"] is not None
+        ]
+        name = metric_name("pair", _short(a), _short(b))
+        metrics |= {f"{name}/score": mean, f"{name}/elo": elo(mean), f"{name}/units": scores.size}
+        shown = f"{elo(mean):+.0f} [{elo(low):+.0f}, {elo(high):+.0f}]"
+        rows.append([a, b, scores.size, f"{mean:.3f}", shown,
+                     f"{faults.count('A')}/{faults.count('B')}"])  # fmt: skip
+    return metrics, rows
+
+
+def _ratings(job: ArenaConfig, results: list[dict]) -> dict[str, float]:
+    """Bradley–Terry ratings (Elo scale, mean 0) with bootstrap intervals over units."""
+    names = job.entrants
+    index = {n: i for i, n in enumerate(names)}
+    edges = {}
+    for a, b in job.pairs():
+        scores = pair_scores(results, a, b) - 0.5  # > 0: A won the unit
+        i, j = index[a], index[b]
+        edges[(i, j) if i < j else (j, i)] = scores if i < j else -scores
+    if len({len(e) for e in edges.values()}) != 1:
+        return {}
+    ratings = rate(names, edges, bootstrap=200, seed=job.seed)
+    out: dict[str, float] = {}
+    for k, name in enumerate(names):
+        key = metric_name("rating", _short(name))
+        out |= {key: float(ratings.rating[k]), f"{key}_low": float(ratings.low[k]),
+                f"{key}_high": float(ratings.high[k])}  # fmt: skip
+    return out
+
+
+def _short(spec: str) -> str:
+    """A spec as part of a metric name: a program's file name, else the spec."""
+    if spec.startswith("cmd:"):
+        parts = spec[4:].split()
+        return parts[-1].rsplit("/", 1)[-1] if parts else "cmd"
+    return spec.replace(":", "_")
+
+
+def _game_log(results: list[dict]):
+    for r in results:
+        for u in r["units"]:
+            for g in u["games"]:
+                roles = {"A": r["block"]["a"], "B": r["block"]["b"]}
+                yield {"unit": u["unit"], "seed": u["seed"],
+                       "seats": [roles[who] for who in g["seating"]], **g}  # fmt: skip
+
+
+def _log_sprt_plot(session, job: ArenaConfig, results: list[dict]) -> None:
+    a, b = job.pairs()[0]
+    test = job.sprt.test()
+    path = test.llr_path(pair_scores(results, a, b))
+
+    def draw(directory):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.plot(np.arange(1, path.size + 1), path, label="LLR")
+        lower, upper = test.bounds
+        ax.axhline(upper, color="green", ls="--", label=f"accept H1 (elo >= {test.elo1:g})")
+        ax.axhline(lower, color="red", ls="--", label=f"accept H0 (elo <= {test.elo0:g})")
+        ax.set_xlabel("units")
+        ax.set_ylabel("log-likelihood ratio")
+        ax.set_title(f"SPRT: {a} vs {b}")
+        ax.legend()
+        fig.tight_layout()
+        out = directory / "sprt.png"
+        fig.savefig(out, dpi=100)
+        plt.close(fig)
+        return out
+
+    session.log_plot(draw)

@@ -1,0 +1,147 @@
+"""The arena pipeline on the session's Ray: the same seed gives the same games however the units
+are cut into tasks; a contest killed with kill -9 and rerun plays only the missing blocks and
+ends with the uninterrupted result; a damaged block is played again; an SPRT decides."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.pipelines import arena
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT = f"cmd:{sys.executable} {ROOT / 'examples' / 'agents' / 'random_bot.py'}"
+SHELL_BOT = f"cmd:sh {ROOT / 'examples' / 'agents' / 'first_bot.sh'}"
+pytestmark = pytest.mark.usefixtures("ray_session")
+
+
+def games_of(contest: Path) -> list[dict]:
+    """Every game of a contest's blocks (with its pair and unit), in order, without timing."""
+    games = []
+    for block in sorted((contest / "blocks").glob("*.json")):
+        result = json.loads(block.read_text())["result"]
+        pair = [result["block"]["a"], result["block"]["b"]]
+        for unit in result["units"]:
+            for game in unit["games"]:
+                kept = {k: v for k, v in game.items() if k != "seconds"}
+                games.append(kept | {"pair": pair, "u": unit["unit"], "opening": unit["opening"]})
+    return sorted(games, key=lambda g: (g["pair"], g["u"], g["seating"]))
+
+
+def test_the_same_seed_gives_the_same_games_for_any_cut_into_tasks(pipeline_config, tmp_path):
+    field = f'field=[first,"{SHELL_BOT}"]'
+    runs = []
+    for block in (1, 4):  # 4 tasks at once against one task per pair
+        job = pipeline_config(
+            "arena", f"agent={BOT}", field, "units=4", f"block={block}", "seed=3",
+            f"output_dir={tmp_path / f'b{block}'}",
+        )  # fmt: skip
+        runs.append(arena.run(job))
+    one, many = runs
+    assert one["pairs"] == many["pairs"]
+    for key in one["metrics"]:
+        if key.startswith(("pair/", "rating/", "games", "forfeits", "decisions")):
+            assert one["metrics"][key] == many["metrics"][key], key
+    a, b = (games_of(r["contest"].local_path()) for r in runs)
+    assert a == b and len(a) == 2 * 4 * 2  # 2 pairs x 4 units x 2 games (sides swapped)
+    assert all(g["forfeit_seat"] is None for g in a)
+    # unit u: its two games with the sides swapped, from one opening, the same for every pair
+    units: dict[tuple, list[dict]] = {}
+    for g in a:
+        units.setdefault((*g["pair"], g["u"]), []).append(g)
+    for games in units.values():
+        assert sorted(tuple(g["seating"]) for g in games) == [("A", "B"), ("B", "A")]
+    openings = {u: {tuple(g["opening"]) for g in a if g["u"] == u} for u in range(4)}
+    assert all(len(o) == 1 for o in openings.values())
+    assert len({o.pop() for o in openings.values()}) == 4  # and a new one for every unit
+    assert all(len(g["opening"]) == 2 for g in a)  # FlagBots: 2 random plies
+
+
+def test_a_damaged_block_is_played_again_and_said(pipeline_config, tmp_path, capsys):
+    args = ["agent=random", "field=[first]", "units=2", "block=1", f"output_dir={tmp_path}"]
+    first = arena.run(pipeline_config("arena", *args))
+    contest = first["contest"].local_path()
+    [damaged, _] = sorted((contest / "blocks").glob("*.json"))
+    damaged.write_text(damaged.read_text().replace('"score": ', '"score": 1', 1))
+    capsys.readouterr()
+    again = arena.run(pipeline_config("arena", *args))
+    out = capsys.readouterr().out
+    assert "damaged (checksum mismatch); played again" in out and "1 of 2 blocks" in out
+    assert again["pairs"] == first["pairs"]
+    assert games_of(contest) == games_of(contest)  # (and the file is whole again)
+    json.loads(damaged.read_text())
+
+
+def test_an_sprt_on_a_large_edge_accepts_h1_early(pipeline_config, tmp_path):
+    job = pipeline_config(
+        "arena", "game=mus", "kind=sprt", f"agent={BOT}", "field=[first]", "block=4",
+        "sprt.elo1=100", "sprt.max_units=200", f"output_dir={tmp_path}",
+    )  # fmt: skip
+    done = arena.run(job)
+    units = done["metrics"]["sprt_units"]
+    assert done["decision"] in ("H1", "H0") and 2 <= units < 200, done["metrics"]
+    test = job.sprt.test()
+    scores = arena.pair_scores(
+        [json.loads(p.read_text())["result"] for p in (tmp_path).rglob("blocks/*.json")],
+        job.agent,
+        "first",
+    )
+    assert test.decide(scores) == (done["decision"], units)  # the units in order decide
+
+
+def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(tmp_path):
+    slow = tmp_path / "slow_bot.py"  # the example bot, a little slower (the kill lands mid-way)
+    slow.write_text(
+        (ROOT / "examples" / "agents" / "random_bot.py")
+        .read_text()
+        .replace("import sys\n", "import sys\nimport time\n")
+        .replace(
+            'elif message["type"] == "act":',
+            'elif message["type"] == "act":\n        time.sleep(0.02)',
+        )
+    )
+    uri = f"sqlite:///{tmp_path / 'm.db'}"
+    args = [
+        sys.executable, str(ROOT / "pipelines" / "arena.py"), f"agent=cmd:{sys.executable} {slow}",
+        "field=[first]", "units=12", "block=1", "seed=5", f"tracking.uri={uri}",
+    ]  # fmt: skip
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    killed = tmp_path / "killed"
+    first = subprocess.Popen([*args, f"output_dir={killed}"], cwd=tmp_path, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    deadline = time.monotonic() + 300
+    try:
+        while len(list(killed.rglob("blocks/*.json"))) < 3:
+            assert first.poll() is None, first.stderr.read().decode()[-2000:]
+            assert time.monotonic() < deadline, "no block finished in time"
+            time.sleep(0.2)
+    finally:
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+    before = len(list(killed.rglob("blocks/*.json")))
+    assert 3 <= before < 12
+    second = subprocess.run([*args, f"output_dir={killed}"], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert f"{before} of 12 blocks already played" in second.stdout
+    clean = subprocess.run([*args, f"output_dir={tmp_path / 'clean'}"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert clean.returncode == 0, clean.stderr[-3000:]
+    [resumed] = (killed).iterdir()
+    [whole] = (tmp_path / "clean").iterdir()
+    assert games_of(resumed) == games_of(whole)
+    client = MlflowClient(uri)
+    runs = client.search_runs([client.get_experiment_by_name("arena").experiment_id])
+    finished = [r for r in runs if r.info.status == "FINISHED"]
+    assert len(finished) == 2
+    metrics = [{k: v for k, v in r.data.metrics.items() if k.startswith("pair/")} for r in finished]
+    assert metrics[0] == metrics[1]
+    assert finished[0].data.params["digest/0"] == finished[1].data.params["digest/0"]
