@@ -400,3 +400,27 @@ def test_run_names_keep_the_varied_keys_and_leave_out_paths_and_infrastructure()
     assert clash == "evolve 2e47f1 ga.seed=3"
     long = default_run_name("evolve", "2e47f1aa", ["notes=" + "x" * 200])
     assert len(long) <= 120 and long.endswith("…")
+
+
+def test_the_trials_of_a_sweep_are_listed_together_under_one_label(searches, capsys):
+    from sparring.pipelines.compare import compare
+
+    uri, _, tmp = searches
+    table = compare(uri, "evolve", "champion_bb100", output_dir=tmp / "cmp")
+    capsys.readouterr()
+    groups = [r["parent_run_id"] or r["run_id"] for r in table.runs]
+    seen: list[str] = []
+    for group in groups:  # a group, once left, never comes back
+        if not seen or seen[-1] != group:
+            assert group not in seen, groups
+            seen.append(group)
+    assert len(seen) == 3 + 2  # three searches, the lone run and the failed one
+    for parent in {r["parent_run_id"] for r in table.runs if r["parent_run_id"]}:
+        labels = {r["label"] for r in table.runs if r["parent_run_id"] == parent}
+        assert len(labels) == 1 and labels != {""}
+    # within a search, ranked by the metric (a run without it last)
+    for parent in {r["parent_run_id"] for r in table.runs if r["parent_run_id"]}:
+        trials = [r for r in table.runs if r["parent_run_id"] == parent]
+        present = [r["metrics"]["champion_bb100"] for r in trials]
+        present = [v for v in present if v is not None]
+        assert present == sorted(present, reverse=True)

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines import equity, evolve, handgen
@@ -246,3 +247,29 @@ def test_a_missing_bucket_is_one_line_before_any_task_and_nothing_is_retried(s3,
     assert "write_shard" not in proc.stderr  # no task ran, so none failed or was retried
     uploads = [line for line in s3.requests().splitlines() if f"PUT /{bucket}" in line]
     assert uploads == []
+
+
+@pytest.mark.parametrize(
+    "pipeline, output",
+    [
+        ("validate", "output=s3://{bucket}/v.parquet"),
+        ("eleusis_bench", "output=s3://{bucket}/e.parquet"),
+        ("search_bench", "output_dir=s3://{bucket}/sb"),
+        ("arena", "output_dir=s3://{bucket}/arena"),
+    ],
+)
+def test_every_pipeline_checks_its_bucket_before_any_task(
+    ray_session, pipeline_config, s3, tmp_path, pipeline, output
+):
+    """The same one line for the pipelines whose output is one root: before any task runs."""
+    import importlib
+
+    from sparring.runtime.parallel import nodes_used
+    from sparring.runtime.storage import StorageError
+
+    bucket = f"missing-{pipeline.replace('_', '-')}-{os.getpid()}"
+    job = pipeline_config(pipeline, output.format(bucket=bucket), f"storage.endpoint={s3.endpoint}")
+    nodes_used(reset=True)
+    with pytest.raises(StorageError, match=f"the bucket '{bucket}' does not exist at this store"):
+        importlib.import_module(f"sparring.pipelines.{pipeline}").run(job)
+    assert nodes_used() == set()  # no task ran

@@ -121,6 +121,7 @@ def run(job: ArenaConfig) -> dict[str, Any]:
             | {f"digest/{i}": digests[spec] for i, spec in enumerate(job.entrants)}
         )
         contest = session.locate(job.output_dir) / results_hash(job)
+        contest.check_writable()  # one line now, not after the first wave of blocks
         cache = contest / "blocks"
         session.output("contest", contest)
         wave = max(2, 2 * session.cores)

@@ -55,6 +55,7 @@ def run(job: EleusisBenchConfig) -> dict[str, Any]:
     cells = [(d, h, s) for d in job.decks for h in job.h0 for s in scientists]
     with pipeline_session(job, "eleusis_bench") as session:
         output = session.locate(job.output)
+        output.parent.check_writable()  # one line now, not after every cell is computed
         start = time.perf_counter()
         played: list[tuple[CellResult, Games]] = parallel_map(
             run_cell_with_games,

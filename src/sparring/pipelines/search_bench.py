@@ -111,6 +111,7 @@ def run(job: SearchBenchConfig) -> dict[str, Any]:
     players = job.match.parsed
     with pipeline_session(job, "search_bench") as session:
         out = session.output("results", session.locate(job.output_dir))
+        out.check_writable()  # one line now, not after the benchmark has run
         start = time.perf_counter()
         items = node_count_items(job.positions, job.searchers, job.depths, job.minimax_max_depth)
         nodes = parallel_map(

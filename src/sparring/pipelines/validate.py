@@ -67,6 +67,7 @@ def run(job: ValidateConfig) -> dict[str, Any]:
     cells = validation.cells(job)
     with pipeline_session(job, "validate") as session:
         output = session.locate(job.output)
+        output.parent.check_writable()  # one line now, not after every cell is computed
         start = time.perf_counter()
         results = parallel_map(
             run_cell,
