@@ -97,22 +97,18 @@ def test_an_sprt_on_a_large_edge_accepts_h1_early(pipeline_config, tmp_path):
     assert test.decide(scores) == (done["decision"], units)  # the units in order decide
 
 
-def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(tmp_path):
+def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(pipeline_config, tmp_path):
     slow = tmp_path / "slow_bot.py"  # the example bot, a little slower (the kill lands mid-way)
     slow.write_text(
         (ROOT / "examples" / "agents" / "random_bot.py")
         .read_text()
         .replace("import sys\n", "import sys\nimport time\n")
-        .replace(
-            'elif message["type"] == "act":',
-            'elif message["type"] == "act":\n        time.sleep(0.02)',
-        )
+        .replace('"act":', '"act":\n        time.sleep(0.02)')
     )
     uri = f"sqlite:///{tmp_path / 'm.db'}"
-    args = [
-        sys.executable, str(ROOT / "pipelines" / "arena.py"), f"agent=cmd:{sys.executable} {slow}",
-        "field=[first]", "units=12", "block=1", "seed=5", f"tracking.uri={uri}",
-    ]  # fmt: skip
+    contest = [f"agent=cmd:{sys.executable} {slow}", "field=[first]", "units=12", "block=1",
+               "seed=5"]  # fmt: skip
+    args = [sys.executable, str(ROOT / "pipelines" / "arena.py"), *contest, f"tracking.uri={uri}"]
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
     killed = tmp_path / "killed"
     first = subprocess.Popen([*args, f"output_dir={killed}"], cwd=tmp_path, env=env,
@@ -132,16 +128,13 @@ def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(tmp_path):
                             capture_output=True, text=True, timeout=600)  # fmt: skip
     assert second.returncode == 0, second.stderr[-3000:]
     assert f"{before} of 12 blocks already played" in second.stdout
-    clean = subprocess.run([*args, f"output_dir={tmp_path / 'clean'}"], cwd=tmp_path, env=env,
-                           capture_output=True, text=True, timeout=600)  # fmt: skip
-    assert clean.returncode == 0, clean.stderr[-3000:]
-    [resumed] = (killed).iterdir()
-    [whole] = (tmp_path / "clean").iterdir()
-    assert games_of(resumed) == games_of(whole)
+    # the uninterrupted contest (in this process: the same games, wherever they are kept)
+    clean = arena.run(pipeline_config("arena", *contest, f"output_dir={tmp_path / 'clean'}"))
+    [resumed] = killed.iterdir()
+    assert games_of(resumed) == games_of(clean["contest"].local_path())
     client = MlflowClient(uri)
     runs = client.search_runs([client.get_experiment_by_name("arena").experiment_id])
-    finished = [r for r in runs if r.info.status == "FINISHED"]
-    assert len(finished) == 2
-    metrics = [{k: v for k, v in r.data.metrics.items() if k.startswith("pair/")} for r in finished]
-    assert metrics[0] == metrics[1]
-    assert finished[0].data.params["digest/0"] == finished[1].data.params["digest/0"]
+    (finished,) = [r for r in runs if r.info.status == "FINISHED"]
+    pairs = {k: v for k, v in finished.data.metrics.items() if k.startswith("pair/")}
+    assert pairs == {k: v for k, v in clean["metrics"].items() if k.startswith("pair/")}
+    assert finished.data.params["digest/0"] == arena.parse(contest[0][6:]).digest()
