@@ -57,6 +57,6 @@ def test_the_readme_examples_work_when_pasted(tmp_path):
         if "--format csv" in line:  # only the data, for a script
             assert out.startswith("rank,run_id,name,status,sweep,"), out
             continue
-        assert "runs by" in out or "results" in line or "history" in line, line
+        assert " by " in out or "results" in line or "history" in line, line
         if "trials = " in line:  # the filter kept only the run with trials=4000
-            assert "1 runs by trials_per_s" in out, out
+            assert "1 run by trials_per_s" in out, out

@@ -174,7 +174,7 @@ def _start(session: Session, job: EvolveConfig, seed_individual, seed_fraction) 
     """The state the loop starts from: the newest checkpoint when resuming (its history logged
     again in the new run), else generation 0, seeded with ``seed_individual`` if given."""
     state = (
-        checkpoint.latest(job.checkpoint_dir, console.print, made_by=job.run_hash)
+        checkpoint.latest(job.checkpoint_dir, _say_whole, made_by=job.run_hash)
         if job.resume
         else None
     )
@@ -189,6 +189,11 @@ def _start(session: Session, job: EvolveConfig, seed_individual, seed_fraction) 
     if seed_individual is not None:
         state = seed_with(state, seed_individual, seed_fraction, job.params)
     return state
+
+
+def _say_whole(line: str) -> None:
+    """One line that is never wrapped (it ends in a path, which a wrap would break)."""
+    console.print(line, soft_wrap=True, markup=False, highlight=False)
 
 
 def _print_generation(record: dict, generations: int) -> None:
