@@ -41,6 +41,8 @@ BODIES = {
     "garbage": "print('e2-e4 please', flush=True)",
     "illegal": "say({'action': 999999})",
     "no_action": "say({'move': msg['legal'][0]})",
+    "deep_json": "print('[' * 60000, flush=True)",  # JSON no parser should take
+    "float_action": "say({'action': float(msg['legal'][0])})",  # 1.0 is not the move 1
     "long_line": "sys.stdout.write('x' * (1 << 20)); sys.stdout.flush(); time.sleep(60)",
     "fork_and_exit": (
         "pid = os.fork()\n"
@@ -56,6 +58,8 @@ KINDS = {
     "garbage": "garbage",
     "illegal": "illegal",
     "no_action": "garbage",
+    "deep_json": "garbage",
+    "float_action": "illegal",
     "long_line": "long_line",
     "fork_and_exit": "timeout",  # its child holds stdout open: no end of file, no answer
 }
@@ -80,8 +84,8 @@ def test_a_faulty_bot_forfeits_its_game_and_leaves_nothing_running(tmp_path, fau
     assert time.monotonic() - began < 15  # never waits beyond its limits
     assert record.forfeit_seat == 0 and record.forfeit_kind == KINDS[fault], record
     assert record.returns == [-1.0, 1.0]
-    assert fault in record.forfeit_detail or fault == "illegal"
-    if fault != "illegal":  # a fault ends the program; an illegal move is the arena's call
+    assert fault in record.forfeit_detail or KINDS[fault] == "illegal"
+    if KINDS[fault] != "illegal":  # a fault ends the program; an illegal move is the arena's
         assert agent.program is None
     pgid = None if agent.program is None else agent.program.pid
     agent.close()
@@ -214,7 +218,8 @@ def test_a_program_killed_from_outside_is_a_crash_with_its_signal(tmp_path):
         ("py:no.such.module:Bot", "an importable module"),
         ("py:sparring.arena.agents:Nope", "a class or factory Nope in sparring.arena.agents"),
         ("py:notaspec", "py:<module>:<Name>"),
-        ("flagbots@depth=0", "flagbots@depth=<1..30>"),
+        ("flagbots@depth=0", "flagbots@depth=<1..10>"),
+        ("flagbots@depth=30", "flagbots@depth=<1..10>"),  # depth 30 would never answer
         ("alphago", "an agent spec: one of py:<module>:<Name>, cmd:<command line>, random"),
     ],
 )
@@ -230,3 +235,41 @@ def test_negative_limits_are_refused():
     for field in ("move_s", "start_s", "cpu_s", "game_s", "memory_mb"):
         with pytest.raises(ValueError, match=f"{field}=-1 is not allowed"):
             Limits(**{field: -1})
+
+
+class Buggy:
+    """An in-process agent with a bug, or one that answers 1.0 for the move 1."""
+
+    def __init__(self, how: str) -> None:
+        self.how = how
+
+    def act(self, observation, legal):
+        if self.how == "raise":
+            raise KeyError("oops")
+        if self.how == "float":
+            return float(legal[0])
+        import numpy as np
+
+        return np.int64(legal[0])  # a numpy integer is the int it holds
+
+
+@pytest.mark.parametrize("how, kind", [("raise", "crash"), ("float", "illegal"), ("numpy", None)])
+def test_an_in_process_agents_bug_loses_its_game_not_the_contest(how, kind):
+    record = play_game(game_api.get("flagbots"), [Buggy(how), FirstAgent()], seed=1)
+    if kind is None:
+        assert record.forfeit_seat is None and record.decisions > 0
+    else:
+        assert record.forfeit_seat == 0 and record.forfeit_kind == kind, record
+
+
+def test_in_a_one_player_game_a_forfeit_loses_and_a_faulty_bot_is_withdrawn(tmp_path):
+    from sparring.arena.contest import Block, play_block
+
+    done = play_block(
+        Block("eleusis", bot(tmp_path, BODIES["crash"]), "first", 0, 4),
+        seed=0, limits=FAST, opening_plies=0, withdraw_after=2,
+    )  # fmt: skip
+    assert [u["score"] for u in done["units"]] == [0.0] * 4  # A forfeits: B, who played, wins
+    kinds = [u["games"][0]["forfeit_kind"] for u in done["units"]]
+    assert kinds == ["crash", "crash", "withdrawn", "withdrawn"]  # B's games between don't reset
+    assert "withdrawn after 2 faults in a row" in done["withdrawn"]["A"]

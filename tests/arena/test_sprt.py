@@ -54,7 +54,8 @@ def test_the_path_and_bounds_are_the_textbook_ones():
     assert lower == pytest.approx(np.log(0.1 / 0.95)) and upper == pytest.approx(np.log(0.9 / 0.05))
     scores = np.array([1.0, 0.5, 0.75, 0.25, 1.0])
     n = np.arange(1, 6)
-    mean, var = np.cumsum(scores) / n, np.cumsum(scores**2) / n - (np.cumsum(scores) / n) ** 2
+    mean = np.cumsum(scores) / n
+    var = (n * (np.cumsum(scores**2) / n - mean**2) + 0.25) / (n + 1)  # with the pseudo-unit
     s0, s1 = 0.5, expected_score(5)
     with np.errstate(divide="ignore"):  # the first unit: no variance
         by_hand = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
@@ -76,3 +77,11 @@ def test_the_path_and_bounds_are_the_textbook_ones():
 def test_bad_parameters_are_refused_in_one_line(kwargs, says):
     with pytest.raises(ConfigError, match=says):
         SPRT(**kwargs)
+
+
+def test_an_agent_that_wins_every_unit_is_decided_soon():
+    """No variance at all (every unit won): the pseudo-unit lets the test decide."""
+    test = SPRT(elo0=0, elo1=50, alpha=0.05, beta=0.05, max_units=400)
+    decision, units = test.decide(np.ones(400))
+    assert decision == "H1" and units <= 10
+    assert test.decide(np.full(400, 0.5))[0] == "H0"  # every unit even: no edge

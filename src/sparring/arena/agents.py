@@ -35,7 +35,7 @@ from sparring.arena.sandbox import Limits
 from sparring.runtime.errors import ConfigError
 
 ALLOWED = (
-    "py:<module>:<Name>, cmd:<command line>, random, first, flagbots@depth=<1..30>, flagbots@<ms>ms"
+    "py:<module>:<Name>, cmd:<command line>, random, first, flagbots@depth=<1..10>, flagbots@<ms>ms"
 )
 _FLAGBOTS = re.compile(r"^flagbots@(?:depth=(\d+)|(\d+)ms)$")
 _PY = re.compile(r"^py:([A-Za-z_][\w.]*):([A-Za-z_]\w*)$")
@@ -119,8 +119,8 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
     match = _FLAGBOTS.match(text)
     if match:
         depth, ms = match.groups()
-        if depth is not None and not 1 <= int(depth) <= 30:
-            raise ConfigError(key, text, "flagbots@depth=<1..30>")
+        if depth is not None and not 1 <= int(depth) <= 10:
+            raise ConfigError(key, text, "flagbots@depth=<1..10>")
         if ms is not None and not int(ms) >= 1:
             raise ConfigError(key, text, "flagbots@<ms>ms with ms >= 1")
         return AgentSpec(text, "builtin")
@@ -173,6 +173,11 @@ class FlagBotsEngineAgent:
     def __init__(self, depth: int | None, ms: int | None) -> None:
         self.depth, self.ms = depth, ms
         self.engine: Any = None
+
+    def start(self, info: dict[str, Any]) -> None:
+        # a new engine per game: a table kept from earlier games would make a game's moves
+        # depend on which games came before it (on how units are cut into blocks)
+        self.engine = None
 
     def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
         from sparring.flagbots.engine import Engine, searcher

@@ -67,7 +67,10 @@ def _side(returns: Sequence[float], seating: Sequence[str], role: str) -> float:
 
 def unit_score(games: Sequence[dict[str, Any]], one_player: bool) -> float:
     """A's score in a unit (see the module docstring)."""
-    if one_player:
+    if one_player:  # a side that forfeited (a fault, or withdrawn) loses; both: even
+        a_out, b_out = (g["forfeit_seat"] is not None for g in games)
+        if a_out or b_out:
+            return 0.5 if a_out and b_out else 0.0 if a_out else 1.0
         a, b = (g["returns"][0] for g in games)
         return 1.0 if a > b else 0.5 if a == b else 0.0
     scores = []
@@ -96,8 +99,10 @@ def play_block(
     block: Block, *, seed: int, limits: Limits, opening_plies: int, withdraw_after: int
 ) -> dict[str, Any]:
     """Play a block (a Ray task: the agents' programs start on the task's node, and all of
-    them end with it). An agent whose games fault ``withdraw_after`` times in a row is
-    withdrawn: its remaining games of the block are forfeited without being played."""
+    them end with it). An agent whose games fault ``withdraw_after`` times in a row within the
+    block is withdrawn: its remaining games of the block are forfeited without being played
+    (so where a flaky agent is withdrawn depends on ``block``; with no withdrawal the games do
+    not)."""
     game = game_api.get(block.game)
     layout = seatings(game)
     roles = {"A": block.a, "B": block.b}
@@ -115,7 +120,7 @@ def play_block(
                 record = _play_or_forfeit(game, seating, agents, roles, seed_u, start, withdrawn)
                 games.append({**_game_row(record), "seating": list(seating)})
                 faulty = None if record.forfeit_seat is None else seating[record.forfeit_seat]
-                for r in roles:
+                for r in set(seating):  # a role not seated in this game keeps its streak
                     faults_in_a_row[r] = faults_in_a_row[r] + 1 if faulty == r else 0
                     if faults_in_a_row[r] >= withdraw_after and r not in withdrawn:
                         withdrawn[r] = (

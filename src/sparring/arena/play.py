@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparring.arena.sandbox import AgentFault
-from sparring.game_api import Game
+from sparring.game_api import Game, IllegalActionError
 
 
 @dataclass
@@ -96,6 +96,8 @@ def play_game(
             _call(agent, "start", info)
         except AgentFault as fault:
             return forfeit(seat, fault.kind, fault.detail)
+        except Exception as exc:  # an in-process agent's bug loses its game, not the contest
+            return forfeit(seat, "crash", f"{names[seat]} raised {_line(exc)}")
     while not state.is_terminal():
         if len(record.actions) >= max_decisions:
             record.capped = True
@@ -110,9 +112,17 @@ def play_game(
             action = agents[seat].act(state.observation(seat), legal)
         except AgentFault as fault:
             return forfeit(seat, fault.kind, fault.detail)
-        if isinstance(action, bool) or action not in legal:
+        except Exception as exc:  # an in-process agent's bug loses its game, not the contest
+            return forfeit(seat, "crash", f"{names[seat]} raised {_line(exc)}")
+        if hasattr(action, "item") and not isinstance(action, str):  # a numpy scalar
+            action = action.item()
+        # exactly an int or a str: JSON's 1.0 and true are not the action 1
+        if type(action) not in (int, str) or action not in legal:
             return forfeit(seat, "illegal", f"{names[seat]} played {action!r}, not a legal action")
-        state.apply_action(action)
+        try:
+            state.apply_action(action)
+        except IllegalActionError as exc:
+            return forfeit(seat, "illegal", f"{names[seat]} played {action!r}: {exc}")
         record.actions.append(action)
     record.returns = [float(r) for r in state.returns()]
     for agent in agents:
@@ -124,3 +134,8 @@ def play_game(
 def _end(agent: Any, returns: Sequence[float]) -> None:
     with contextlib.suppress(AgentFault):  # the game is over: a fault now loses nothing more
         _call(agent, "end", list(returns))
+
+
+def _line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:200]}" if text else type(exc).__name__

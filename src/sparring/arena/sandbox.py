@@ -176,9 +176,10 @@ class Program:
                 start_new_session=True,
                 preexec_fn=functools.partial(_limit_resources, self.limits),
             )
-        except OSError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
             self.close()
-            raise AgentFault("crash", f"cannot start {self.argv[0]}: {exc.strerror}") from None
+            why = getattr(exc, "strerror", None) or str(exc)
+            raise AgentFault("crash", f"cannot start {self.argv[0]}: {why}") from None
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         os.set_blocking(self.proc.stdin.fileno(), False)
         os.set_blocking(self.proc.stdout.fileno(), False)
@@ -262,7 +263,7 @@ class Program:
             )
         try:
             message = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError):
+        except (ValueError, RecursionError):  # not JSON, or JSON no parser should take
             raise AgentFault("garbage", f"{self.name} wrote {_shown(line)}, not JSON") from None
         if not isinstance(message, dict):
             raise AgentFault("garbage", f"{self.name} wrote {_shown(line)}, not a JSON object")

@@ -8,6 +8,10 @@ log-likelihood ratio is (Van den Bergh's normal approximation)
 
     LLR = n * (s1 - s0) * (2 m - s0 - s1) / (2 v),   s = 1 / (1 + 10^(-elo / 400)),
 
+where v is the units' variance with one pseudo-unit of the largest variance (1/4) mixed in,
+``v = (n * var + 1/4) / (n + 1)``: without it an agent that wins every unit (variance 0) would
+never be decided; its weight fades as units come in.
+
 and the test stops at the first unit where LLR leaves (ln(beta / (1 - alpha)),
 ln((1 - beta) / alpha)): below, H0 is accepted; above, H1; at ``max_units``, neither.
 Scores over units, not games, keep the pair's correlation (pentanomial) in the variance.
@@ -24,6 +28,7 @@ import numpy as np
 from sparring.runtime.errors import ConfigError
 
 MIN_UNITS = 2  # a variance needs two units; before that the test goes on
+PSEUDO_VARIANCE = 0.25  # one pseudo-unit of the largest variance a score in [0, 1] can have
 
 
 def expected_score(elo: float) -> float:
@@ -54,15 +59,15 @@ class SPRT:
 
     def llr_path(self, scores: np.ndarray) -> np.ndarray:
         """The LLR after each unit of ``scores`` (A's score per unit, in [0, 1]); 0 before
-        ``MIN_UNITS`` or while every score so far is equal (no variance yet)."""
+        ``MIN_UNITS``."""
         x = np.asarray(scores, np.float64)
         n = np.arange(1, x.size + 1, dtype=np.float64)
         mean = np.cumsum(x) / n
-        var = np.cumsum(x * x) / n - mean * mean
+        var = (np.cumsum(x * x) - n * mean * mean + PSEUDO_VARIANCE) / (n + 1)
         s0, s1 = expected_score(self.elo0), expected_score(self.elo1)
         with np.errstate(divide="ignore", invalid="ignore"):
             llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
-        llr[(n < MIN_UNITS) | (var <= 1e-12)] = 0.0
+        llr[n < MIN_UNITS] = 0.0
         return llr
 
     def decide(self, scores: np.ndarray) -> tuple[str, int]:

@@ -1,10 +1,11 @@
 """The ``arena`` pipeline: a gauntlet, a round robin or an SPRT head-to-head of any agents.
 
 Units of play (``sparring.arena.contest``) fan out as Ray tasks in blocks; each finished block
-is kept under ``<output_dir>/<results hash>/blocks/`` (JSON with its SHA-256: a damaged file is
-played again, never read), so a killed contest rerun plays only the missing blocks. An SPRT
-plays waves of blocks until the test decides (the decision is taken on the units in order, so
-it does not depend on how many blocks ran at once) or ``sprt.max_units``.
+is kept under ``<output_dir>/<hash of the config and the agents' digests>/blocks/`` (JSON with
+its SHA-256: a damaged file is played again, never read), so a killed contest rerun plays only
+the missing blocks. An SPRT plays waves of blocks until the test decides (the decision is taken
+on the units in order, so it does not depend on how many blocks ran at once) or
+``sprt.max_units``.
 
 Recorded: one MLflow run with the entrants and their digests as params, per pair the score,
 its Elo and 95% interval, forfeits; Bradley–Terry ratings with intervals (the league's); the
@@ -33,7 +34,7 @@ from sparring.arena.contest import (
 from sparring.config.arena import ArenaConfig, Kind
 from sparring.ga.league import rate
 from sparring.reporting.console import console
-from sparring.runtime.config import metric_name
+from sparring.runtime.config import config_hash, metric_name
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.storage import Location
 from sparring.services.frame import pipeline_session, results_hash
@@ -120,7 +121,10 @@ def run(job: ArenaConfig) -> dict[str, Any]:
             {f"entrant/{i}": spec for i, spec in enumerate(job.entrants)}
             | {f"digest/{i}": digests[spec] for i, spec in enumerate(job.entrants)}
         )
-        contest = session.locate(job.output_dir) / results_hash(job)
+        # the config and the agents' code: an edited bot's old blocks are never read back
+        contest = session.locate(job.output_dir) / config_hash(
+            {"job": results_hash(job), "digests": digests}
+        )
         contest.check_writable()  # one line now, not after the first wave of blocks
         cache = contest / "blocks"
         session.output("contest", contest)
