@@ -86,7 +86,8 @@ class ArenaConfig:
         if self.kind is Kind.round_robin and len(self.field) < 2:
             raise ConfigError("field", self.field, "two or more agent specs for a round robin")
         for i, text in enumerate(self.entrants):
-            spec = parse(str(text), "agent" if i == 0 and self.agent else f"field[{i}]")
+            first = i == 0 and self.under_test
+            spec = parse(str(text), "agent" if first else f"field[{i - bool(self.under_test)}]")
             if spec.games is not None and self.game not in spec.games:
                 raise ConfigError("agent", text, f"an agent of {self.game} ({text} plays "
                                   f"{', '.join(spec.games)})")  # fmt: skip
@@ -102,9 +103,14 @@ class ArenaConfig:
         self.sprt.test()
 
     @property
+    def under_test(self) -> str | None:
+        """The agent under test: ``agent``, except in a round robin (only ``field`` plays)."""
+        return None if self.kind is Kind.round_robin else self.agent
+
+    @property
     def entrants(self) -> list[str]:
         """Every agent of the contest, the one under test first."""
-        return ([self.agent] if self.agent else []) + [str(f) for f in self.field]
+        return ([self.under_test] if self.under_test else []) + [str(f) for f in self.field]
 
     @property
     def plies(self) -> int:

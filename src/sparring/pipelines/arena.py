@@ -164,6 +164,13 @@ def run(job: ArenaConfig) -> dict[str, Any]:
             rows,
             artifact="pairs.txt",
         )
+        rated = [[name, f"{metrics[k]:+.0f}", f"[{metrics[k + '_low']:+.0f}, "
+                  f"{metrics[k + '_high']:+.0f}]"]
+                 for name in job.entrants
+                 if (k := metric_name("rating", _short(name))) in metrics]  # fmt: skip
+        if len(rated) > 2:  # (two entrants: the pair's line says it all)
+            session.table("ratings (Bradley–Terry, Elo scale, mean 0)",
+                          ["agent", "rating", "95%"], rated, artifact="ratings.txt")  # fmt: skip
         if decision is not None:
             console.print(f"SPRT: {decision} after {decided_at} units "
                           f"(elo0={job.sprt.elo0:g}, elo1={job.sprt.elo1:g})")  # fmt: skip
@@ -189,7 +196,7 @@ def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, floa
         ]
         name = metric_name("pair", _short(a), _short(b))
         metrics |= {f"{name}/score": mean, f"{name}/elo": elo(mean), f"{name}/units": scores.size}
-        shown = f"{elo(mean):+.0f} [{elo(low):+.0f}, {elo(high):+.0f}]"
+        shown = f"{elo(mean) + 0.0:+.0f} [{elo(low) + 0.0:+.0f}, {elo(high) + 0.0:+.0f}]"
         rows.append([a, b, scores.size, f"{mean:.3f}", shown,
                      f"{faults.count('A')}/{faults.count('B')}"])  # fmt: skip
     return metrics, rows

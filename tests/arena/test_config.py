@@ -1,0 +1,34 @@
+"""The arena's config: who plays whom in each kind of contest, and what is refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparring.runtime.errors import ConfigError
+
+
+def test_a_round_robin_is_its_field_alone_whatever_agent_says(pipeline_config):
+    job = pipeline_config("arena", "kind=round_robin", "field=[random,first]")  # agent=random
+    assert job.entrants == ["random", "first"] and job.pairs() == [("random", "first")]
+
+
+def test_a_gauntlet_puts_the_agent_against_each_of_the_field(pipeline_config):
+    job = pipeline_config("arena", "agent=first", "field=[random,'flagbots@depth=1']")
+    assert job.pairs() == [("first", "random"), ("first", "flagbots@depth=1")]
+    sprt = pipeline_config("arena", "kind=sprt", "agent=first", "field=[random]")
+    assert sprt.pairs() == [("first", "random")]
+
+
+@pytest.mark.parametrize(
+    "overrides, says",
+    [
+        (["agent=random", "field=[random]"], "distinct agents (one of them is named twice)"),
+        (["game=mus", "agent='flagbots@depth=2'"], "an agent of mus (flagbots@depth=2 plays"),
+        (["kind=round_robin", "field=[first,nope]"], "field[1]=nope is not allowed"),
+        (["field=[]"], "a non-empty list of agent specs"),
+    ],
+)
+def test_bad_contests_are_refused_in_one_line(pipeline_config, overrides, says):
+    with pytest.raises(ConfigError) as error:
+        pipeline_config("arena", *overrides)
+    assert says in str(error.value) and "\n" not in str(error.value)
