@@ -130,7 +130,7 @@ def test_the_readme_tryout_runs_the_submitted_code_and_records_where_it_came_fro
             ["league", "deals.root=/d", "checkpoint_root=/c"],
             "league.cache_dir=data/league/cache is a relative path",
         ),
-        (["nope"], "pipeline=nope is not allowed: expected one of compare, eleusis_bench"),
+        (["nope"], "pipeline=nope is not allowed: expected one of arena, compare, eleusis_bench"),
         (["evolve", "ga.population=1"], "ga.population=1 is not allowed"),
     ],
 )

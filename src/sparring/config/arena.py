@@ -62,8 +62,8 @@ class ArenaConfig:
 
     game: str = "flagbots"
     kind: Kind = Kind.gauntlet
-    agent: str | None = None  # the agent under test (gauntlet, sprt)
-    field: list[str] = dataclasses.field(default_factory=lambda: ["random", "first"])
+    agent: str | None = "random"  # the agent under test (gauntlet, sprt; not a round robin)
+    field: list[str] = dataclasses.field(default_factory=lambda: ["first"])
     units: int = 10  # units per pair (sprt: per wave, up to sprt.max_units)
     block: int = 5  # units per Ray task
     seed: int = 0
