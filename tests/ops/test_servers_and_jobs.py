@@ -2,7 +2,6 @@
 
 import json
 import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +10,7 @@ from mlflow.tracking import MlflowClient
 
 from sparring.launch.submit import EXCLUDES
 from sparring.runtime.tracking import tracked_run
-from tests.services import free_port, wait_for
+from tests.services import free_port, stop_ray_node, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -96,5 +95,4 @@ def test_job_submitted_to_a_real_head_succeeds_and_logs_to_mlflow(tmp_path):
         assert len(runs) == 1 and runs[0].info.status == "FINISHED"
         assert (tmp_path / "eq.parquet").exists()
     finally:
-        os.killpg(head.pid, signal.SIGTERM)  # `ray start --block` tears its cluster down
-        head.wait(timeout=60)
+        stop_ray_node(head)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -20,9 +19,8 @@ from mlflow.tracking import MlflowClient
 from sparring.launch.submit import prepare, shipped
 from sparring.poker.preflop import PREFLOP_SPEC
 from sparring.runtime.datasets import read_table
-from sparring.runtime.net import stop_group
 from sparring.runtime.provenance import git_commit, git_dirty, lock_digest
-from tests.services import _ray_start, free_port, wait_for
+from tests.services import _ray_start, free_port, stop_ray_node, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -68,8 +66,7 @@ def test_the_readme_tryout_runs_the_submitted_code_and_records_where_it_came_fro
             timeout=600,
         )
     finally:
-        os.killpg(head.pid, signal.SIGTERM)  # `ray start --block` tears its node down
-        head.wait(timeout=60)
+        stop_ray_node(head)
     said = job.stdout + job.stderr
     assert job.returncode == 0, said[-3000:]
     assert re.search(r"job \S+: SUCCEEDED", said)
@@ -268,7 +265,7 @@ def head(tmp_path_factory) -> Iterator[Head]:
         wait_for(f"http://127.0.0.1:{dash}/api/version", 180)
         yield Head(f"http://127.0.0.1:{dash}", env)
     finally:
-        stop_group(proc, grace_s=60)  # `ray start --block` tears its node down on SIGTERM
+        stop_ray_node(proc)
 
 
 def _store(root: Path) -> list[str]:
@@ -278,8 +275,9 @@ def _store(root: Path) -> list[str]:
     ]
 
 
-def _submit(head: Head, job_id: str, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
+def _start_submit(head: Head, job_id: str, *args: str) -> subprocess.Popen:
+    """``sparring submit`` of one job, following it to its end (its output on stdout)."""
+    return subprocess.Popen(
         [
             str(BIN / "sparring"),
             "submit",
@@ -290,10 +288,23 @@ def _submit(head: Head, job_id: str, *args: str) -> subprocess.CompletedProcess:
             *args,
         ],
         env=head.env,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        timeout=600,
     )
+
+
+def _finished(proc: subprocess.Popen) -> subprocess.CompletedProcess:
+    try:
+        said, _ = proc.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise
+    return subprocess.CompletedProcess(proc.args, proc.returncode, said, "")
+
+
+def _submit(head: Head, job_id: str, *args: str) -> subprocess.CompletedProcess:
+    return _finished(_start_submit(head, job_id, *args))
 
 
 def _run_of(root: Path, experiment: str, job_id: str):
@@ -369,7 +380,6 @@ def test_a_plain_ray_job_submit_with_ray_local_joins_the_jobs_cluster(head, tmp_
 # on an absolute path under the test's directory ({out}); the last field is an output it leaves.
 MAKE_RUN = [
     ("equity", ["trials=1000", "output={out}/preflop.parquet"], "preflop.parquet"),
-    ("handgen", ["deals=40", "seed=1", "output_root={out}/deals"], "deals"),
     (
         "evolve",
         ["ga.population=8", "ga.generations=2", "deals.train=30", "deals.heldout=60"],
@@ -445,45 +455,62 @@ def _runs_of_job(root: Path, job_id: str) -> list:
 
 # The pipelines that read package data (deals from the shipped preflop table) and one of each
 # other kind (a body without Ray, a Ray Tune search) run in every test run; the rest (plain Ray
-# maps to Parquet, like the equity job above) with the slow tests. Together: all of `make run`.
-PACKAGE_DATA_AND_KINDS = ["evolve", "retrain", "league", "compare", "tune"]
-REST = ["equity", "handgen", "validate", "search_bench", "eleusis_bench"]
+# maps to Parquet, like the equity job above) with the slow tests. Handgen is the job of
+# test_a_submitted_handgen_job_reads_the_shipped_package_data_and_links_its_job. Together: all
+# of `make run`. The jobs of a wave are submitted at once (as users share a cluster); a wave
+# starts when the one before has ended, as the steps it reads from come first in `make run`.
+PACKAGE_DATA_AND_KINDS = [["evolve"], ["retrain", "tune"], ["league", "compare"]]
+REST = [["equity", "validate", "search_bench", "eleusis_bench"]]
 
 
 def test_the_submitted_sequences_cover_every_pipeline_of_make_run():
     makefile = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
     ran = set(re.findall(r"pipelines/(\w+)\.py", makefile)) | {"tune"}  # tune: `sparring tune`
-    assert ran == {name for name, _, _ in MAKE_RUN} == {*PACKAGE_DATA_AND_KINDS, *REST}
+    waves = [*PACKAGE_DATA_AND_KINDS, *REST]
+    submitted = [name for wave in waves for name in wave]
+    assert len(submitted) == len(set(submitted))
+    assert ran == {name for name, _, _ in MAKE_RUN} | {"handgen"} == {*submitted, "handgen"}
+
+
+def _check_job(head: Head, tmp_path: Path, pipeline: str, job_id: str, done) -> None:
+    """A submitted make-run step succeeded (or retrain kept its champion), linked its runs to
+    its job and left its output."""
+    said = done.stdout + done.stderr
+    runs = _runs_of_job(tmp_path, job_id)
+    assert runs or pipeline == "compare", (pipeline, said[-3000:])  # compare records none
+    if pipeline == "retrain" and done.returncode != 0:  # exit 10: the champion was kept
+        assert f"job {job_id}: FAILED" in said, said[-3000:]
+        # the retrain run itself, not the evolve run it made for its challenger
+        (retrain_run,) = [r for r in runs if r.data.tags.get("pipeline") == "retrain"]
+        assert retrain_run.data.tags.get("decision") == "kept"
+    else:
+        assert done.returncode == 0 and f"job {job_id}: SUCCEEDED" in said, said[-3000:]
+    assert all(r.info.status == "FINISHED" for r in runs), (pipeline, runs)
+    if pipeline == "tune":  # its trials' checkpoints where the submission put them
+        assert any((tmp_path / "ck" / "tune").iterdir()), said[-3000:]
+    made = tmp_path / next(leaves for name, _, leaves in MAKE_RUN if name == pipeline)
+    assert made.exists() and (made.is_file() or any(made.iterdir())), (pipeline, made)
+    # compare opens no Ray, so it knows no dashboard
+    assert f"Ray job: {head.dashboard}/#/jobs/{job_id}" in said or pipeline == "compare"
 
 
 @pytest.mark.parametrize(
-    "names",
+    "waves",
     [
         pytest.param(PACKAGE_DATA_AND_KINDS, id="package-data-and-kinds"),
         pytest.param(REST, id="rest", marks=pytest.mark.slow),
     ],
 )
-def test_pipelines_of_make_run_run_as_submitted_jobs_with_absolute_outputs(head, tmp_path, names):
+def test_pipelines_of_make_run_run_as_submitted_jobs_with_absolute_outputs(head, tmp_path, waves):
     stamp = int(time.time())
-    for pipeline, args, leaves in [step for step in MAKE_RUN if step[0] in names]:
-        extra = GA_PATHS if pipeline in ("evolve", "retrain", "league") else []
-        job_id = f"{pipeline}-{stamp}"
-        given = [a.format(out=tmp_path) for a in [*args, *extra]]
-        done = _submit(head, job_id, pipeline, *given, *_store(tmp_path))
-        said = done.stdout + done.stderr
-        runs = _runs_of_job(tmp_path, job_id)
-        assert runs or pipeline == "compare", (pipeline, said[-3000:])  # compare records none
-        if pipeline == "retrain" and done.returncode != 0:  # exit 10: the champion was kept
-            assert f"job {job_id}: FAILED" in said, said[-3000:]
-            # the retrain run itself, not the evolve run it made for its challenger
-            (retrain_run,) = [r for r in runs if r.data.tags.get("pipeline") == "retrain"]
-            assert retrain_run.data.tags.get("decision") == "kept"
-        else:
-            assert done.returncode == 0 and f"job {job_id}: SUCCEEDED" in said, said[-3000:]
-        assert all(r.info.status == "FINISHED" for r in runs), (pipeline, runs)
-        if pipeline == "tune":  # its trials' checkpoints where the submission put them
-            assert any((tmp_path / "ck" / "tune").iterdir()), said[-3000:]
-        made = tmp_path / leaves
-        assert made.exists() and (made.is_file() or any(made.iterdir())), (pipeline, made)
-        # compare opens no Ray, so it knows no dashboard
-        assert f"Ray job: {head.dashboard}/#/jobs/{job_id}" in said or pipeline == "compare"
+    steps = {name: args for name, args, _ in MAKE_RUN}
+    for wave in waves:
+        started = {}
+        for pipeline in wave:
+            extra = GA_PATHS if pipeline in ("evolve", "retrain", "league") else []
+            given = [a.format(out=tmp_path) for a in [*steps[pipeline], *extra]]
+            job_id = f"{pipeline}-{stamp}"
+            proc = _start_submit(head, job_id, pipeline, *given, *_store(tmp_path))
+            started[pipeline] = (job_id, proc)
+        for pipeline, (job_id, proc) in started.items():
+            _check_job(head, tmp_path, pipeline, job_id, _finished(proc))
