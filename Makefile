@@ -10,6 +10,10 @@ UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
 export RAY_USAGE_STATS_ENABLED := 0
 export RAY_AUTH_MODE ?= token
 export PYTHONUNBUFFERED := 1
+# Python's bytecode caches, kept on even where the environment turns them off: without them every
+# process (each Ray worker, each pipeline) compiles all it imports again (`import mlflow`: 7.7 s
+# against 2.6 s). The locked packages are compiled once, at sync.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: help setup run test test-fast lint bench mlflow-ui mlflow-server clean clean-cache
 
@@ -19,7 +23,7 @@ help:  ## list the targets
 $(VENV)/.synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 \
 		|| $(PYTHON) -m pip install --quiet uv
-	$(UV) sync --locked
+	$(UV) sync --locked --compile-bytecode
 	@touch $@
 
 setup: $(VENV)/.synced  ## create .venv from the lock file

@@ -47,6 +47,8 @@ def mlflow_server(root: Path) -> Iterator[str]:
         [
             str(BIN / "mlflow"),
             "server",
+            "--workers",  # the tests' few clients: four workers (the default) start slowly
+            "1",
             "--host",
             "127.0.0.1",
             "--port",

@@ -48,7 +48,8 @@ def test_a_filled_config_passes_rays_validation_with_the_values_in_place():
     assert worker["node_config"]["ImageId"] == IMAGE
     assert cfg["max_workers"] == worker["max_workers"] == 3
     assert head["resources"] == {"CPU": 0}  # the head does no work
-    assert any("uv sync --locked --extra aws" in c for c in cfg["setup_commands"])
+    setup = cfg["setup_commands"]
+    assert any("uv sync --locked --compile-bytecode --extra aws" in c for c in setup)
     start = " ".join(cfg["head_start_ray_commands"])
     assert "--dashboard-host=127.0.0.1" in start
 

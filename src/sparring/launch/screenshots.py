@@ -139,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         [
             str(Path(sys.executable).parent / "mlflow"),
             "ui",
+            "--workers",  # one page at a time: four (the default) cost a minute of start-up
+            "1",
             "--host",
             "127.0.0.1",
             "--port",
