@@ -21,9 +21,14 @@ name, the number of players, ``new_state(seed)``) whose states are ``GameState``
 - ``clone()``: an independent copy that goes on exactly as the original would (the same random
   stream); applying an action to it leaves the original unchanged.
 
-The coming arena drives any agent through these alone, over JSON lines: ``start`` (game, seat,
-limits), one ``act`` per decision with ``observation(seat)``, ``legal_actions()`` and the time
-left, answered by ``{"action": ...}``, and ``end`` with ``returns()``.
+The arena (``sparring.arena``) drives any agent through these alone, over JSON lines:
+``start`` (game, seat, limits), one ``act`` per decision with ``observation(seat)``,
+``legal_actions()`` and the time left, answered by ``{"action": ...}``, and ``end`` with
+``returns()``.
+
+Two optional attributes tell the arena how to make a comparison fair: ``teams`` (the seats of
+each partnership, Mus) and ``scored_by_total`` (the returns are amounts, poker's chips: a pair
+of games with the seats swapped is scored on its total, not game by game).
 
 A ``Game`` also gives ``sparring.conformance`` what only the game can know: ``snapshot(state)``
 to compare states, ``illegal_actions(state, rng)`` to try, and ``leaks(state, player, obs)``,

@@ -4,6 +4,7 @@ ends with the uninterrupted result; a damaged block is played again; an SPRT dec
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import signal
@@ -15,7 +16,10 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
+from sparring.champions.registry import log_champion, register
 from sparring.pipelines import arena
+from sparring.poker.bots import maniac, tight_aggressive
+from sparring.runtime.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
 BOT = f"cmd:{sys.executable} {ROOT / 'examples' / 'agents' / 'random_bot.py'}"
@@ -138,3 +142,58 @@ def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(pipeline_co
     pairs = {k: v for k, v in finished.data.metrics.items() if k.startswith("pair/")}
     assert pairs == {k: v for k, v in clean["metrics"].items() if k.startswith("pair/")}
     assert finished.data.params["digest/0"] == arena.parse(contest[0][6:]).digest()
+
+
+def _register(uri: str, artifacts: Path, model: str, genes, alias: str | None) -> str:
+    """A champion version of ``model`` with ``genes`` (a run holding its ``champion/``)."""
+    client = MlflowClient(uri)
+    name = f"seed-{model}"
+    found = client.get_experiment_by_name(name)
+    exp = found.experiment_id if found else client.create_experiment(name, str(artifacts))
+    run = client.create_run(exp)
+    info = {"table_size": 2, "raise_factor": 1.4, "call_factor": 1.0}
+    log_champion(client, run.info.run_id, genes, info)
+    client.set_terminated(run.info.run_id)
+    return register(client, model, run.info.run_id, alias)
+
+
+def test_champions_from_the_registry_play_poker_alike_for_any_cut_into_tasks(
+    pipeline_config, tmp_path
+):
+    """The example bot against two registered champions (by version and by alias): the same
+    games whether each unit is its own task or a pair's units are one, the versions and the
+    chromosomes' digests recorded; a champion the registry lacks is one line naming what it
+    has."""
+    model = f"arena-{tmp_path.name}"
+    job = pipeline_config("arena", f"model_name={model}")
+    first = _register(job.tracking.uri, tmp_path / "art", model, tight_aggressive(), None)
+    second = _register(job.tracking.uri, tmp_path / "art", model, maniac(), "champion")
+    assert (first, second) == ("1", "2")
+    field = "field=[champion@1,champion@champion]"
+    runs = []
+    for block in (1, 3):
+        job = pipeline_config(
+            "arena", "game=poker", f"agent={BOT}", field, "units=3", f"block={block}",
+            f"model_name={model}", f"output_dir={tmp_path / f'b{block}'}",
+        )  # fmt: skip
+        runs.append(arena.run(job))
+    one, many = runs
+    assert one["pairs"] == many["pairs"]
+    a, b = (games_of(r["contest"].local_path()) for r in runs)
+    assert a == b and len(a) == 2 * 3 * 2  # 2 pairs x 3 units x 2 hands (seats swapped)
+    assert all(g["forfeit_seat"] is None and g["decisions"] >= 1 for g in a)
+    params = MlflowClient(job.tracking.uri).get_run(one["run_id"]).data.params
+    assert (params["version/1"], params["version/2"]) == ("1", "2")
+    assert params["digest/1"] == hashlib.sha256(tight_aggressive().tobytes()).hexdigest()[:16]
+    assert params["digest/2"] == hashlib.sha256(maniac().tobytes()).hexdigest()[:16]
+    missing = pipeline_config(
+        "arena", "game=poker", "agent=champion@9", "field=[first]", f"model_name={model}",
+        f"output_dir={tmp_path / 'missing'}",
+    )  # fmt: skip
+    with pytest.raises(ConfigError) as refused:
+        arena.run(missing)
+    assert str(refused.value) == (
+        f"agent=champion@9 is not allowed: expected a version or alias of {model} in "
+        f"{job.tracking.uri} (versions 1, 2; aliases champion)"
+    )
+    assert not (tmp_path / "missing").exists()  # refused before any block

@@ -13,7 +13,10 @@ Specs (``parse``; a bad one is one ``ConfigError`` line naming what is allowed):
   (``sparring.arena.protocol``), run under ``sandbox.Limits``;
 - Sparring's own: ``random`` and ``first`` (any game: a uniformly random or the first legal
   action), ``flagbots@depth=<n>`` and ``flagbots@<ms>ms`` (the alpha-beta engine at a fixed
-  depth or time per move).
+  depth or time per move), ``poker@<baseline>`` (a baseline chromosome: calling_station,
+  maniac, random, tight_aggressive) and ``champion@<alias|version>`` (a registered champion
+  chromosome; the pipeline reads it from the model registry and hands it to ``make`` as
+  ``resolved``), both played by ``chromosome.ChromosomeAgent``.
 """
 
 from __future__ import annotations
@@ -34,10 +37,15 @@ from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import Limits
 from sparring.runtime.errors import ConfigError
 
+# poker.bots.BASELINES but "mixed" (a table, not a player); spelled here so that checking a
+# spec imports no numba (poker.rules)
+POKER_BASELINES = ("calling_station", "maniac", "random", "tight_aggressive")
 ALLOWED = (
-    "py:<module>:<Name>, cmd:<command line>, random, first, flagbots@depth=<1..10>, flagbots@<ms>ms"
+    "py:<module>:<Name>, cmd:<command line>, random, first, flagbots@depth=<1..10>, "
+    f"flagbots@<ms>ms, poker@<{'|'.join(POKER_BASELINES)}>, champion@<alias|version>"
 )
 _FLAGBOTS = re.compile(r"^flagbots@(?:depth=(\d+)|(\d+)ms)$")
+_CHAMPION = re.compile(r"^champion@(?:(\d+)|([A-Za-z_][\w-]*))$")
 _PY = re.compile(r"^py:([A-Za-z_][\w.]*):([A-Za-z_]\w*)$")
 
 
@@ -50,18 +58,25 @@ class Agent(Protocol):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A parsed spec: ``kind`` (``py``, ``cmd``, ``builtin``) and what it names."""
+    """A parsed spec: ``kind`` (``py``, ``cmd``, ``builtin``, ``champion``) and what it names
+    (a champion: ``alias`` or ``version`` of the registered model)."""
 
     text: str
     kind: str
     argv: tuple[str, ...] = ()
     module: str = ""
     attribute: str = ""
+    alias: str = ""
+    version: str = ""
 
     @property
     def games(self) -> tuple[str, ...] | None:
         """The games it can play (None: any)."""
-        return ("flagbots",) if self.text.startswith("flagbots@") else None
+        if self.text.startswith("flagbots@"):
+            return ("flagbots",)
+        if self.text.startswith(("poker@", "champion@")):
+            return ("poker",)
+        return None
 
     def digest(self) -> str:
         """What identifies the agent's code: the program file's SHA-256 (a ``cmd:`` spec's
@@ -124,11 +139,24 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
         if ms is not None and not int(ms) >= 1:
             raise ConfigError(key, text, "flagbots@<ms>ms with ms >= 1")
         return AgentSpec(text, "builtin")
+    if text.startswith("poker@"):
+        if text[len("poker@") :] not in POKER_BASELINES:
+            raise ConfigError(key, text, f"poker@<{'|'.join(POKER_BASELINES)}>")
+        return AgentSpec(text, "builtin")
+    if text.startswith("champion@"):
+        match = _CHAMPION.match(text)
+        if not match:
+            raise ConfigError(key, text, "champion@<alias> or champion@<version>")
+        version, alias = match.groups()
+        return AgentSpec(text, "champion", alias=alias or "", version=version or "")
     raise ConfigError(key, text, f"an agent spec: one of {ALLOWED}")
 
 
-def make(spec: AgentSpec, limits: Limits, name: str | None = None) -> Any:
-    """A fresh agent for ``spec`` (a program is started on its first game)."""
+def make(
+    spec: AgentSpec, limits: Limits, name: str | None = None, resolved: dict | None = None
+) -> Any:
+    """A fresh agent for ``spec`` (a program is started on its first game). A champion needs
+    ``resolved``: its ``genes`` and preflop factors, as read from the registry."""
     name = name or spec.text
     if spec.kind == "cmd":
         return ProgramAgent(spec.argv, limits, name)
@@ -138,6 +166,18 @@ def make(spec: AgentSpec, limits: Limits, name: str | None = None) -> Any:
         if not callable(getattr(agent, "act", None)):
             raise ConfigError("agent", spec.text, "an object with act(observation, legal)")
         return agent
+    if spec.kind == "champion":
+        from sparring.arena.chromosome import ChromosomeAgent
+
+        if resolved is None:
+            raise ValueError(f"{spec.text}: its chromosome was not read from the registry")
+        factors = {k: resolved[k] for k in ("raise_factor", "call_factor") if k in resolved}
+        return ChromosomeAgent(resolved["genes"], **factors)
+    if spec.text.startswith("poker@"):
+        from sparring.arena.chromosome import ChromosomeAgent
+        from sparring.poker.bots import baseline
+
+        return ChromosomeAgent(baseline(spec.text[len("poker@") :]))
     if spec.text == "random":
         return RandomAgent()
     if spec.text == "first":

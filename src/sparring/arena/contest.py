@@ -9,9 +9,12 @@ A unit is what makes a comparison fair in its game, always from one seed:
 - any other n-player game: A in each seat once, B in the others (a duplicate rotation).
 
 A's unit score is the mean over the unit's games of 1 (A did better than B), 1/2 or 0; in a
-one-player unit A's return is compared with B's. Unit ``i`` has the same seed for every pair of a
-contest, so every entrant meets the same positions and deals, and a block's result depends on
-nothing but its units: the same seed gives the same results for any number of workers.
+one-player unit A's return is compared with B's; in a game whose returns are amounts
+(``scored_by_total``: poker's chips) A's total over the unit's games with B's, so a pair of
+hands with the cards swapped scores who played them better. In the last two a side that
+forfeited any game of the unit loses it (both: a draw). Unit ``i`` has the same seed for every
+pair of a contest, so every entrant meets the same positions and deals, and a block's result
+depends on nothing but its units: the same seed gives the same results for any number of workers.
 """
 
 from __future__ import annotations
@@ -44,6 +47,12 @@ def seatings(game: Any) -> list[tuple[str, ...]]:
     return [tuple("A" if s == k else "B" for s in range(n)) for k in range(n)]
 
 
+def _by_total(game: Any) -> bool:
+    """Whether a unit is scored on its totals: a game whose returns are amounts (poker's
+    chips), where a duplicate pair cancels the luck of the cards only when summed."""
+    return bool(getattr(game, "scored_by_total", False))
+
+
 def unit_seed(seed: int, unit: int) -> int:
     """The seed of unit ``unit`` of a contest: the same for every pair."""
     return task_seed(seed, "arena-unit", unit) % (1 << 31)
@@ -65,13 +74,20 @@ def _side(returns: Sequence[float], seating: Sequence[str], role: str) -> float:
     return float(np.mean([r for r, who in zip(returns, seating, strict=True) if who == role]))
 
 
-def unit_score(games: Sequence[dict[str, Any]], one_player: bool) -> float:
-    """A's score in a unit (see the module docstring)."""
-    if one_player:  # a side that forfeited (a fault, or withdrawn) loses; both: even
-        a_out, b_out = (g["forfeit_seat"] is not None for g in games)
-        if a_out or b_out:
-            return 0.5 if a_out and b_out else 0.0 if a_out else 1.0
+def unit_score(
+    games: Sequence[dict[str, Any]], one_player: bool, by_total: bool = False
+) -> float:
+    """A's score in a unit (see the module docstring); ``by_total``: on the unit's totals."""
+    if one_player or by_total:  # a side that forfeited (a fault, or withdrawn) loses; both: even
+        faulty = {g["seating"][g["forfeit_seat"]] for g in games if g["forfeit_seat"] is not None}
+        if faulty:
+            return 0.5 if faulty == {"A", "B"} else 0.0 if "A" in faulty else 1.0
+    if one_player:
         a, b = (g["returns"][0] for g in games)
+        return 1.0 if a > b else 0.5 if a == b else 0.0
+    if by_total:
+        a = sum(_side(g["returns"], g["seating"], "A") for g in games)
+        b = sum(_side(g["returns"], g["seating"], "B") for g in games)
         return 1.0 if a > b else 0.5 if a == b else 0.0
     scores = []
     for g in games:
@@ -96,18 +112,29 @@ class Block:
 
 
 def play_block(
-    block: Block, *, seed: int, limits: Limits, opening_plies: int, withdraw_after: int
+    block: Block,
+    *,
+    seed: int,
+    limits: Limits,
+    opening_plies: int,
+    withdraw_after: int,
+    resolved: dict[str, dict] | None = None,
 ) -> dict[str, Any]:
     """Play a block (a Ray task: the agents' programs start on the task's node, and all of
     them end with it). An agent whose games fault ``withdraw_after`` times in a row within the
     block is withdrawn: its remaining games of the block are forfeited without being played
     (so where a flaky agent is withdrawn depends on ``block``; with no withdrawal the games do
-    not)."""
+    not). ``resolved``: what the driver read for a spec that needs it (a champion's chromosome,
+    by spec)."""
     game = game_api.get(block.game)
     layout = seatings(game)
     roles = {"A": block.a, "B": block.b}
     seats_of = {r: max(sum(1 for who in seating if who == r) for seating in layout) for r in roles}
-    agents = {r: [make(parse(roles[r]), limits) for _ in range(seats_of[r])] for r in roles}
+    given = resolved or {}
+    agents = {
+        r: [make(parse(roles[r]), limits, resolved=given.get(roles[r])) for _ in range(seats_of[r])]
+        for r in roles
+    }
     faults_in_a_row = {"A": 0, "B": 0}
     withdrawn: dict[str, str] = {}
     units = []
@@ -127,7 +154,7 @@ def play_block(
                             f"{roles[r]} withdrawn after {withdraw_after} faults in a row "
                             f"(last: {record.forfeit_kind}: {record.forfeit_detail})"
                         )
-            score = unit_score(games, game.num_players == 1)
+            score = unit_score(games, game.num_players == 1, _by_total(game))
             units.append(
                 {"unit": unit, "seed": seed_u, "opening": start, "games": games, "score": score}
             )

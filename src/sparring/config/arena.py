@@ -70,6 +70,7 @@ class ArenaConfig:
     opening_plies: int | None = None  # null = 2 in FlagBots (no chance there), else 0
     withdraw_after: int = 3  # faults in a row before an entrant is withdrawn
     output_dir: str = "data/arena"
+    model_name: str = "sparring-holdem-champion"  # the registered model champion@ specs name
     limits: LimitsConfig = dataclasses.field(default_factory=LimitsConfig)
     sprt: SPRTConfig = dataclasses.field(default_factory=SPRTConfig)
     ray: RayConfig = dataclasses.field(default_factory=RayConfig)
@@ -99,6 +100,8 @@ class ArenaConfig:
         checks.integer("withdraw_after", self.withdraw_after, 1)
         checks.optional_integer("opening_plies", self.opening_plies, 0)
         checks.storage_dir("output_dir", self.output_dir)
+        if not self.model_name.strip():
+            raise ConfigError("model_name", self.model_name, "a registered model's name")
         self.limits.limits()
         self.sprt.test()
 

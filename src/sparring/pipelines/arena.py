@@ -31,11 +31,15 @@ from sparring.arena.contest import (
     play_block,
     score_interval,
 )
+from sparring.champions.registry import load_champion
 from sparring.config.arena import ArenaConfig, Kind
 from sparring.ga.league import rate
+from sparring.poker.rules import DEFAULT_CALL_FACTOR, DEFAULT_RAISE_FACTOR
 from sparring.reporting.console import console
 from sparring.runtime.config import config_hash, metric_name
+from sparring.runtime.errors import ConfigError
 from sparring.runtime.parallel import parallel_map
+from sparring.runtime.redact import redact_url
 from sparring.runtime.storage import Location
 from sparring.services.frame import pipeline_session, results_hash
 
@@ -69,9 +73,11 @@ def _load(cache: Location, block: Block) -> dict[str, Any] | None:
     return saved["result"]
 
 
-def _play(job: ArenaConfig, cache: Location, blocks: list[Block], wave: int) -> list[dict]:
+def _play(
+    job: ArenaConfig, cache: Location, blocks: list[Block], wave: int, resolved: dict
+) -> list[dict]:
     """Every block's result: the finished ones read back, the rest played ``wave`` at a time
-    (each saved as soon as its wave ends)."""
+    (each saved as soon as its wave ends). ``resolved``: the champions' chromosomes by spec."""
     results: dict[Block, dict[str, Any] | None] = {b: _load(cache, b) for b in blocks}
     missing = [b for b, r in results.items() if r is None]
     if len(missing) < len(blocks):
@@ -81,6 +87,7 @@ def _play(job: ArenaConfig, cache: Location, blocks: list[Block], wave: int) -> 
         "limits": job.limits.limits(),
         "opening_plies": job.plies,
         "withdraw_after": job.withdraw_after,
+        "resolved": resolved,
     }
     for start in range(0, len(missing), wave):
         part = missing[start : start + wave]
@@ -95,7 +102,9 @@ def _play(job: ArenaConfig, cache: Location, blocks: list[Block], wave: int) -> 
     return [r for r in results.values() if r is not None]
 
 
-def _sprt(job: ArenaConfig, cache: Location, wave: int) -> tuple[list[dict], str, int]:
+def _sprt(
+    job: ArenaConfig, cache: Location, wave: int, resolved: dict
+) -> tuple[list[dict], str, int]:
     """Waves of blocks until the test decides: the results, the decision and its units."""
     a, b = job.pairs()[0]
     test = job.sprt.test()
@@ -106,20 +115,77 @@ def _sprt(job: ArenaConfig, cache: Location, wave: int) -> tuple[list[dict], str
         stop = min(test.max_units, done + wave * job.block)
         blocks = [Block(job.game, a, b, s, min(s + job.block, stop))
                   for s in range(done, stop, job.block)]  # fmt: skip
-        results += _play(job, cache, blocks, wave)
+        results += _play(job, cache, blocks, wave, resolved)
         done = stop
         decision, used = test.decide(pair_scores(results, a, b))
     return results, decision, used
 
 
+def _champions(job: ArenaConfig) -> dict[str, dict[str, Any]]:
+    """The chromosome and preflop factors of every ``champion@`` entrant, read from the model
+    registry before any game (a missing one is one line)."""
+    wanted = [parse(spec) for spec in job.entrants if parse(spec).kind == "champion"]
+    if not wanted:
+        return {}
+    from mlflow.exceptions import MlflowException
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(job.tracking.uri)
+    out = {}
+    for spec in wanted:
+        try:
+            if spec.alias:
+                version = client.get_model_version_by_alias(job.model_name, spec.alias)
+            else:
+                version = client.get_model_version(job.model_name, spec.version)
+        except MlflowException:
+            raise ConfigError(
+                "agent" if spec.text == job.under_test else "field",
+                spec.text,
+                f"a version or alias of {job.model_name} in {redact_url(job.tracking.uri)} "
+                f"({_registered(client, job.model_name)})",
+            ) from None
+        genes, info = load_champion(client, str(version.source))
+        out[spec.text] = {
+            "genes": genes.astype(int).tolist(),
+            "raise_factor": info.get("raise_factor", DEFAULT_RAISE_FACTOR),
+            "call_factor": info.get("call_factor", DEFAULT_CALL_FACTOR),
+            "version": str(version.version),
+            "digest": hashlib.sha256(genes.astype(np.int8).tobytes()).hexdigest()[:16],
+        }
+    return out
+
+
+def _registered(client, model: str) -> str:
+    """What ``model`` has: its versions and aliases, or that it has none."""
+    from mlflow.exceptions import MlflowException
+
+    try:
+        found = client.get_registered_model(model)
+    except MlflowException:
+        return "no such model: register a champion with pipelines/evolve.py"
+    versions = [v.version for v in client.search_model_versions(f"name='{model}'")]
+    aliases = ", ".join(sorted(found.aliases)) or "none"
+    return f"versions {', '.join(map(str, sorted(map(int, versions))))}; aliases {aliases}"
+
+
 def run(job: ArenaConfig) -> dict[str, Any]:
     """Play the contest; returns the run id, the metrics and the per-pair ``pairs`` rows."""
-    digests = {spec: parse(spec).digest() for spec in job.entrants}
+    champions = _champions(job)
+    digests = {
+        spec: champions[spec]["digest"] if spec in champions else parse(spec).digest()
+        for spec in job.entrants
+    }
     tags = {"arena_kind": job.kind.value, "arena_game": job.game}
     with pipeline_session(job, "arena", tags=tags) as session:
         session.run.log_params(
             {f"entrant/{i}": spec for i, spec in enumerate(job.entrants)}
             | {f"digest/{i}": digests[spec] for i, spec in enumerate(job.entrants)}
+            | {
+                f"version/{i}": champions[spec]["version"]
+                for i, spec in enumerate(job.entrants)
+                if spec in champions
+            }
         )
         # the config and the agents' code: an edited bot's old blocks are never read back
         contest = session.locate(job.output_dir) / config_hash(
@@ -132,13 +198,13 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         began = time.perf_counter()
         decision, decided_at = None, None
         if job.kind is Kind.sprt:
-            results, decision, decided_at = _sprt(job, cache, wave)
+            results, decision, decided_at = _sprt(job, cache, wave, champions)
         else:
             blocks = [
                 blk for a, b in job.pairs() for blk in blocks_for(job.game, a, b, job.units,
                                                                   job.block)
             ]  # fmt: skip
-            results = _play(job, cache, blocks, wave)
+            results = _play(job, cache, blocks, wave, champions)
         wall = time.perf_counter() - began
         games = [g for r in results for u in r["units"] for g in u["games"]]
         metrics, rows = _pair_metrics(job, results)
@@ -164,8 +230,8 @@ def run(job: ArenaConfig) -> dict[str, Any]:
             rows,
             artifact="pairs.txt",
         )
-        rated = [[name, f"{metrics[k]:+.0f}", f"[{metrics[k + '_low']:+.0f}, "
-                  f"{metrics[k + '_high']:+.0f}]"]
+        rated = [[name, _signed(metrics[k]),
+                  f"[{_signed(metrics[k + '_low'])}, {_signed(metrics[k + '_high'])}]"]
                  for name in job.entrants
                  if (k := metric_name("rating", _short(name))) in metrics]  # fmt: skip
         if len(rated) > 2:  # (two entrants: the pair's line says it all)
@@ -196,7 +262,7 @@ def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, floa
         ]
         name = metric_name("pair", _short(a), _short(b))
         metrics |= {f"{name}/score": mean, f"{name}/elo": elo(mean), f"{name}/units": scores.size}
-        shown = f"{elo(mean) + 0.0:+.0f} [{elo(low) + 0.0:+.0f}, {elo(high) + 0.0:+.0f}]"
+        shown = f"{_signed(elo(mean))} [{_signed(elo(low))}, {_signed(elo(high))}]"
         rows.append([a, b, scores.size, f"{mean:.3f}", shown,
                      f"{faults.count('A')}/{faults.count('B')}"])  # fmt: skip
     return metrics, rows
@@ -220,6 +286,11 @@ def _ratings(job: ArenaConfig, results: list[dict]) -> dict[str, float]:
         out |= {key: float(ratings.rating[k]), f"{key}_low": float(ratings.low[k]),
                 f"{key}_high": float(ratings.high[k])}  # fmt: skip
     return out
+
+
+def _signed(value: float) -> str:
+    """An Elo figure to the unit, signed, never "-0" (-0.3 is +0)."""
+    return f"{round(value):+d}" if np.isfinite(value) else f"{value:+}"
 
 
 def _short(spec: str) -> str:

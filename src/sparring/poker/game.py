@@ -193,6 +193,7 @@ class Holdem:
 
     name = "poker"
     constant_sum = 0.0
+    scored_by_total = True  # returns are chips: the arena scores a duplicate pair on its sum
 
     def __init__(self, seats: int = 2) -> None:
         if not MIN_SEATS <= seats <= MAX_SEATS:

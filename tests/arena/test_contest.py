@@ -1,0 +1,41 @@
+"""How a unit is scored: game by game, or on its totals where the returns are amounts."""
+
+from __future__ import annotations
+
+import pytest
+
+from sparring import game_api
+from sparring.arena.contest import unit_score
+
+
+def game(returns, seating, forfeit_seat=None) -> dict:
+    return {"returns": returns, "seating": seating, "forfeit_seat": forfeit_seat}
+
+
+SWAPPED = (["A", "B"], ["B", "A"])
+
+
+@pytest.mark.parametrize(
+    ("games", "by_total", "score"),
+    [
+        # FlagBots: a win and a draw are three quarters of the unit
+        ([game([1, -1], SWAPPED[0]), game([0, 0], SWAPPED[1])], False, 0.75),
+        # poker: A won 10 chips with the cards of one seat and lost 4 with the other's
+        ([game([10, -10], SWAPPED[0]), game([4, -4], SWAPPED[1])], True, 1.0),
+        ([game([10, -10], SWAPPED[0]), game([4, -4], SWAPPED[1])], False, 0.5),
+        ([game([-3, 3], SWAPPED[0]), game([3, -3], SWAPPED[1])], True, 0.0),
+        ([game([2, -2], SWAPPED[0]), game([2, -2], SWAPPED[1])], True, 0.5),
+        # a forfeit loses the unit whatever the other hand won (its -1 is no chip count)
+        ([game([-1, 1], SWAPPED[0], 0), game([-30, 30], SWAPPED[1])], True, 0.0),
+        ([game([1, -1], SWAPPED[0], 1), game([30, -30], SWAPPED[1])], True, 1.0),
+        ([game([-1, 1], SWAPPED[0], 0), game([-1, 1], SWAPPED[1], 0)], True, 0.5),
+    ],
+)
+def test_a_unit_is_scored_game_by_game_or_on_its_totals(games, by_total, score):
+    assert unit_score(games, one_player=False, by_total=by_total) == score
+
+
+def test_only_poker_is_scored_on_totals():
+    scored = {name for name in ("poker", "flagbots", "mus", "eleusis")
+              if getattr(game_api.get(name), "scored_by_total", False)}  # fmt: skip
+    assert scored == {"poker"}
