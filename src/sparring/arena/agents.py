@@ -16,7 +16,10 @@ Specs (``parse``; a bad one is one ``ConfigError`` line naming what is allowed):
   depth or time per move), ``poker@<baseline>`` (a baseline chromosome: calling_station,
   maniac, random, tight_aggressive) and ``champion@<alias|version>`` (a registered champion
   chromosome; the pipeline reads it from the model registry and hands it to ``make`` as
-  ``resolved``), both played by ``chromosome.ChromosomeAgent``.
+  ``resolved``), both played by ``chromosome.ChromosomeAgent``; ``mus@default`` or
+  ``mus@<rate>=<value>,...`` (a synthetic Mus player, ``mus.players.Profile`` fields) and
+  ``eleusis@<learner>[:<param>=<value>]`` (an Eleusis scientist that learns), from
+  ``house``.
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ from sparring.runtime.errors import ConfigError
 POKER_BASELINES = ("calling_station", "maniac", "random", "tight_aggressive")
 ALLOWED = (
     "py:<module>:<Name>, cmd:<command line>, random, first, flagbots@depth=<1..10>, "
-    f"flagbots@<ms>ms, poker@<{'|'.join(POKER_BASELINES)}>, champion@<alias|version>"
+    f"flagbots@<ms>ms, poker@<{'|'.join(POKER_BASELINES)}>, champion@<alias|version>, "
+    "mus@default, mus@<rate>=<value>,..., eleusis@<learner>[:<param>=<value>]"
 )
 _FLAGBOTS = re.compile(r"^flagbots@(?:depth=(\d+)|(\d+)ms)$")
 _CHAMPION = re.compile(r"^champion@(?:(\d+)|([A-Za-z_][\w-]*))$")
@@ -76,6 +80,8 @@ class AgentSpec:
             return ("flagbots",)
         if self.text.startswith(("poker@", "champion@")):
             return ("poker",)
+        if self.text.startswith(("mus@", "eleusis@")):
+            return (self.text.split("@", 1)[0],)
         return None
 
     def digest(self) -> str:
@@ -149,7 +155,53 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
             raise ConfigError(key, text, "champion@<alias> or champion@<version>")
         version, alias = match.groups()
         return AgentSpec(text, "champion", alias=alias or "", version=version or "")
+    if text.startswith("mus@"):
+        mus_rates(text, key)
+        return AgentSpec(text, "builtin")
+    if text.startswith("eleusis@"):
+        learner(text, key)
+        return AgentSpec(text, "builtin")
     raise ConfigError(key, text, f"an agent spec: one of {ALLOWED}")
+
+
+def mus_rates(text: str, key: str = "agent") -> dict[str, Any]:
+    """The ``Profile`` fields of a ``mus@`` spec (``mus@default``: none), checked."""
+    from sparring.mus.players import Profile
+
+    body = text[len("mus@") :]
+    if body == "default":
+        return {}
+    fields = {f for f in Profile.__dataclass_fields__}
+    rates: dict[str, Any] = {}
+    for item in body.split(","):
+        name, eq, value = item.partition("=")
+        if not eq or name.strip() not in fields:
+            raise ConfigError(key, text, f"mus@default or mus@<rate>=<value>,... with rates "
+                              f"from {', '.join(sorted(fields))}")  # fmt: skip
+        try:
+            rates[name.strip()] = int(value) if name.strip() == "bet_size" else float(value)
+        except ValueError:
+            raise ConfigError(key, text, f"a number for {name.strip()} (got {value!r})") from None
+    try:
+        Profile(**rates)
+    except ValueError as exc:
+        raise ConfigError(key, text, f"rates a Mus player may have ({exc})") from None
+    return rates
+
+
+def learner(text: str, key: str = "agent") -> tuple[str, float]:
+    """The scientist and its parameter of an ``eleusis@`` spec: a learner, told nothing of the
+    deck (the oracle, the optimal policy and the informed reference are not agents)."""
+    from sparring.eleusis.scientists import LEARNERS, parse_scientist
+
+    body = text[len("eleusis@") :]
+    try:
+        name, param = parse_scientist(body)
+    except ValueError as exc:
+        raise ConfigError(key, text, f"eleusis@<{'|'.join(LEARNERS)}> ({exc})") from None
+    if name not in LEARNERS:
+        raise ConfigError(key, text, f"eleusis@<{'|'.join(LEARNERS)}> ({name} is told the deck)")
+    return name, param
 
 
 def make(
@@ -178,6 +230,14 @@ def make(
         from sparring.poker.bots import baseline
 
         return ChromosomeAgent(baseline(spec.text[len("poker@") :]))
+    if spec.text.startswith("mus@"):
+        from sparring.arena.house import MusPlayerAgent
+
+        return MusPlayerAgent(mus_rates(spec.text))
+    if spec.text.startswith("eleusis@"):
+        from sparring.arena.house import ScientistAgent
+
+        return ScientistAgent(*learner(spec.text))
     if spec.text == "random":
         return RandomAgent()
     if spec.text == "first":

@@ -70,6 +70,7 @@ from sparring.game_api import TERMINAL, Game, IllegalActionError
 _STEP = re.compile(r"^([a-z])(\d+)-([a-z])(\d+)$")
 _PIECES = {"S": SOUTH, "N": NORTH, "#": WALL}
 _LETTERS = {v: k for k, v in _PIECES.items()}
+_CELL_CHARS = {EMPTY: ".", **_LETTERS}
 _BLAST = re.compile(r"^x\s*([a-z])(\d+)$")
 
 
@@ -95,7 +96,7 @@ class Position:
     def legal_actions(self, prune_destructs: bool = False) -> list[int]:
         out = np.zeros(MAX_MOVES, np.int64)
         n = generate(self.st, out, prune_destructs)
-        return [int(m) for m in out[:n]]
+        return out[:n].tolist()
 
     def apply_action(self, move: int) -> None:
         """Play ``move``; anything but a legal move (a bool, text, another number) raises
@@ -185,19 +186,14 @@ class Position:
     def to_text(self) -> str:
         """This position as text; ``Position.from_text(p.to_text()).to_text() == p.to_text()``."""
         w, h = int(self.st[W]), int(self.st[H])
-        rows = []
-        for y in range(h - 1, -1, -1):
-            row, empty = "", 0
-            for x in range(w):
-                v = int(self.st[BOARD + y * w + x])
-                if v == EMPTY:
-                    empty += 1
-                    continue
-                row += (str(empty) if empty else "") + _LETTERS[v]
-                empty = 0
-            rows.append(row + (str(empty) if empty else ""))
+        # each cell as one character ('.' empty), then every run of dots as its length (the
+        # longest runs first, so a shorter run is never part of a longer one)
+        cells = "".join([_CELL_CHARS[v] for v in self.st[BOARD : BOARD + w * h].tolist()])
+        text = "/".join(cells[y * w : (y + 1) * w] for y in range(h - 1, -1, -1))
+        for run in range(w, 0, -1):
+            text = text.replace("." * run, str(run))
         side = "s" if int(self.st[SIDE]) == 0 else "n"
-        return f"{'/'.join(rows)} {side} {int(self.st[LIMIT]) - int(self.st[T])}"
+        return f"{text} {side} {int(self.st[LIMIT]) - int(self.st[T])}"
 
     # --- text
     def cell_name(self, cell: int) -> str:

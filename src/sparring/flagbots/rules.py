@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -231,9 +232,11 @@ def unmake(st, undo, zob, key):
     return key
 
 
+@lru_cache(maxsize=64)
 def mtf_table(cfg: FlagBotsConfig, side: int) -> np.ndarray:
     """Fewest moves from each cell to the enemy flag on the robot-free board (BFS; walls block,
-    the own flag is impassable); a large value where the flag cannot be reached."""
+    the own flag is impassable); a large value where the flag cannot be reached. Read-only and
+    kept per map: every new position of a map needs it (the arena starts thousands)."""
     w, h = cfg.width, cfg.height
     walls = set(cfg.walls)
     own = (w // 2, 0) if side == 0 else (w // 2, h - 1)
@@ -251,6 +254,7 @@ def mtf_table(cfg: FlagBotsConfig, side: int) -> np.ndarray:
                 if dist[c] == far:
                     dist[c] = dist[y * w + x] + 1
                     queue.append((nx, ny))
+    dist.setflags(write=False)
     return dist
 
 

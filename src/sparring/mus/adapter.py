@@ -21,6 +21,7 @@ import json
 import random
 import re
 from collections.abc import Hashable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ _WORD = re.compile(r"^([a-z_]+)(?:\((\d{1,6})\))?$")
 _KINDS = frozenset(k.value for k in Kind)
 
 
+@lru_cache(maxsize=4096)  # a few hundred distinct actions, each asked for thousands of times
 def action_text(action: Action) -> str:
     """The word of an engine action: ``envido(2)``, ``discard(5)``, ``quiero``."""
     return f"{action.kind}({action.amount})" if action.kind in _WITH_AMOUNT else str(action.kind)
@@ -62,18 +64,23 @@ class MusMatch:
     def __init__(self, state: MusState) -> None:
         self.state = state
         self._events_json: list[str] = []  # each event's JSON text, encoded once
+        self._seen: dict[int, tuple[int, list[str]]] = {}  # player -> (events read, visible)
+        self._legal: list[str] | None = None  # until the next action
 
     def current_player(self) -> int:
         return self.state.current_player()
 
     def legal_actions(self) -> list[str]:
-        return [action_text(a) for a in self.state.legal_actions()]
+        if self._legal is None:
+            self._legal = [action_text(a) for a in self.state.legal_actions()]
+        return list(self._legal)
 
     def apply_action(self, action: str) -> None:
         engine_action = parse_action(action)  # refuses what is no Mus word at all
         if action not in self.legal_actions():
             raise IllegalActionError(f"{action} is not allowed now")
         self.state.apply_action(engine_action)
+        self._legal = None
 
     def is_terminal(self) -> bool:
         return self.state.is_terminal()
@@ -89,11 +96,14 @@ class MusMatch:
         events = self.state.events
         for e in events[len(self._events_json) :]:
             self._events_json.append(json.dumps([e.kind, e.seat, e.detail], default=_plain))
-        seen = ",".join(
+        read, visible = self._seen.get(player, (0, []))
+        visible = visible + [
             text
-            for e, text in zip(events, self._events_json, strict=True)
+            for e, text in zip(events[read:], self._events_json[read:], strict=True)
             if e.visible_to is None or player in e.visible_to
-        )
+        ]
+        self._seen[player] = (len(events), visible)
+        seen = ",".join(visible)
         head = json.dumps(fields, default=_plain)
         return json.loads(f'{head[:-1]}, "history": [{seen}]}}')
 
@@ -103,6 +113,7 @@ class MusMatch:
         memo[id(self.state.config)] = self.state.config
         other = MusMatch(copy.deepcopy(self.state, memo))
         other._events_json = list(self._events_json)
+        other._seen = dict(self._seen)  # (count, list) pairs: each list is replaced, not grown
         return other
 
 

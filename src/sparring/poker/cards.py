@@ -14,6 +14,8 @@ import numpy as np
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 N_CARDS = 52
+CARD_TEXTS = tuple(rank + suit for rank in RANKS for suit in SUITS)
+"""The text of card ``c`` (``4 * rank + suit``) is ``CARD_TEXTS[c]``: a lookup for hot paths."""
 
 
 def card(text: str) -> int:

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from sparring.game_api import TERMINAL, Game, IllegalActionError
-from sparring.poker.cards import format_cards
+from sparring.poker.cards import CARD_TEXTS
 from sparring.poker.evaluator import evaluate7
 from sparring.poker.rules import (
     ACTION_NAMES,
@@ -185,7 +185,7 @@ class HoldemHand:
 
 
 def _texts(cards: Any) -> list[str]:
-    return [format_cards([c]) for c in cards]
+    return [CARD_TEXTS[c] for c in cards]
 
 
 class Holdem:

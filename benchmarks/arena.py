@@ -1,0 +1,171 @@
+"""The arena: decisions per second of a seat, against the numba engine with chromosome-only
+tables, in one run on one core.
+
+    python benchmarks/arena.py [--quick]
+
+- the baseline: heads-up hold'em in ``poker.engine.play_deals`` (every rotation of a deal set,
+  two chromosomes), its hands per second times the decisions of a hand (counted with the
+  reference engine on the same deals);
+- an in-process Python agent seat: ``arena.play.play_game`` over the game protocol with a
+  trivial agent (it always calls), so what is measured is the arena and the game adapter;
+- Sparring's chromosome as an arena seat (``ChromosomeAgent``: a Monte Carlo equity per
+  postflop decision);
+- an outside JSON-lines program seat (``examples/agents/random_bot.py``, sandboxed) against
+  the in-process agent: the program's decisions per second;
+- every game with in-process random agents;
+- FlagBots games per minute at a fast time control (``flagbots@20ms`` against itself) and at
+  depth 2.
+
+Goals (issue #29): an in-process seat >= 50,000 decisions/s, a program seat >= 10,000 per core.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import parser, report
+
+from sparring import game_api
+from sparring.arena.agents import FlagBotsEngineAgent, RandomAgent
+from sparring.arena.chromosome import ChromosomeAgent
+from sparring.arena.play import play_game
+from sparring.arena.protocol import ProgramAgent
+from sparring.arena.sandbox import Limits
+from sparring.poker.bots import baseline
+from sparring.poker.deals import generate_deals
+from sparring.poker.engine import play_deals
+from sparring.poker.game import Holdem
+from sparring.poker.table import play_hand_reference, seating
+
+ROOT = Path(__file__).resolve().parents[1]
+BOT = [sys.executable, str(ROOT / "examples" / "agents" / "random_bot.py")]
+
+
+class Caller:
+    """An in-process agent that always calls (checks): every hand goes to the showdown."""
+
+    def act(self, observation, legal):
+        return "call" if "call" in legal else legal[0]
+
+
+def engine_rate(deals: int) -> tuple[float, float]:
+    """(hands/s, decisions per hand) of two chromosomes heads-up in the numba engine."""
+    dealset, _ = generate_deals(0, deals, n_seats=2, equity_trials=200, seed=1)
+    genes = baseline("tight_aggressive")[None].repeat(2, axis=0)
+    genes[1] = baseline("calling_station")
+    play_deals(dealset.equity[:1], dealset.strength[:1], genes)  # compiled before the timing
+    best = 0.0
+    for _ in range(3):
+        start = time.perf_counter()
+        result = play_deals(dealset.equity, dealset.strength, genes)
+        best = max(best, result.hands / (time.perf_counter() - start))
+    decisions, hands = 0, 0
+    for d in range(min(deals, 500)):
+        for rotation in range(4):
+            seat_hole, seat_player = seating(2, rotation)
+            trace = play_hand_reference(
+                dealset.equity[d], dealset.strength[d], seat_hole, seat_player, genes
+            )
+            decisions += sum(bool(re.search(r"; \w+\)$", line)) for line in trace.lines)
+            hands += 1
+    return best, decisions / hands
+
+
+class Counted:
+    """An agent whose decisions are counted."""
+
+    def __init__(self, agent) -> None:
+        self.agent, self.decisions = agent, 0
+
+    def start(self, info):
+        hook = getattr(self.agent, "start", None)
+        return hook(info) if callable(hook) else None
+
+    def act(self, observation, legal):
+        self.decisions += 1
+        return self.agent.act(observation, legal)
+
+    def end(self, returns):
+        hook = getattr(self.agent, "end", None)
+        return hook(returns) if callable(hook) else None
+
+    def close(self):
+        hook = getattr(self.agent, "close", None)
+        return hook() if callable(hook) else None
+
+
+def seat_rate(game, agents: list, seconds: float, counted: int | None = None) -> float:
+    """Decisions per second of ``game`` played by ``agents`` for about ``seconds`` (each game
+    from a new seed); with ``counted``, only that seat's decisions count."""
+    seats = [Counted(a) for a in agents]
+    play_game(game, seats, 10**6)  # warm: kernels compiled, programs started
+    for seat in seats:
+        seat.decisions = 0
+    seed, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        play_game(game, seats, seed)
+        seed += 1
+    elapsed = time.perf_counter() - start
+    for seat in seats:
+        seat.close()
+    done = [s.decisions for s in seats]
+    return (sum(done) if counted is None else done[counted]) / elapsed
+
+
+def main() -> None:
+    args = parser(__doc__).parse_args()
+    seconds = 2.0 if args.quick else 8.0
+    hands_s, per_hand = engine_rate(2_000 if args.quick else 20_000)
+    engine = hands_s * per_hand
+    poker = Holdem(2)
+    inproc = seat_rate(poker, [Caller(), Caller()], seconds)
+    chromosomes = [ChromosomeAgent(baseline(b)) for b in ("tight_aggressive", "calling_station")]
+    chromosome = seat_rate(poker, chromosomes, seconds)
+    program = seat_rate(poker, [ProgramAgent(BOT, Limits(), "bot"), Caller()], seconds, counted=0)
+    games = {}
+    for name in ("poker", "flagbots", "mus", "eleusis"):
+        game = game_api.get(name)
+        games[name] = seat_rate(game, [RandomAgent() for _ in range(game.num_players)], seconds / 2)
+    flagbots = game_api.get("flagbots")
+    per_min = {}
+    for label, make in (
+        ("20ms", lambda: FlagBotsEngineAgent(depth=None, ms=20)),
+        ("depth=2", lambda: FlagBotsEngineAgent(depth=2, ms=None)),
+    ):
+        agents = [make(), make()]
+        play_game(flagbots, agents, 10**6)
+        start, played = time.perf_counter(), 0
+        while time.perf_counter() - start < seconds * 2:
+            play_game(flagbots, agents, played)
+            played += 1
+        per_min[label] = played / (time.perf_counter() - start) * 60
+    rows = [
+        ("engine: heads-up hands/s (chromosomes only)", hands_s, "baseline"),
+        ("engine: decisions per hand", per_hand, "reference engine, same deals"),
+        ("engine: decisions/s", engine, "1.00x"),
+        ("arena in-process seat: decisions/s (poker)", inproc, f"{inproc / engine:.4f}x; goal 50k"),
+        ("arena chromosome seat: decisions/s (poker)", chromosome, f"{chromosome / engine:.4f}x"),
+        ("arena program seat: decisions/s (poker)", program, f"{program / engine:.4f}x; goal 10k"),
+        *[(f"arena random agents: decisions/s ({n})", r, "") for n, r in games.items()],
+        *[(f"flagbots@{k}: games/min", v, "against itself") for k, v in per_min.items()],
+    ]
+    report(
+        "arena",
+        rows,
+        {
+            "engine_decisions_per_s": engine,
+            "in_process_decisions_per_s": inproc,
+            "chromosome_decisions_per_s": chromosome,
+            "program_decisions_per_s": program,
+            "random_decisions_per_s": games,
+            "flagbots_games_per_min": per_min,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
