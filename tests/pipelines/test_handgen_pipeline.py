@@ -72,6 +72,63 @@ def test_a_shard_with_one_flipped_byte_is_refused_on_load_and_recomputed_on_reus
         np.testing.assert_array_equal(getattr(repaired, field), getattr(original, field))
 
 
+def test_an_intact_copy_of_another_shard_is_refused_on_load_and_recomputed_on_reuse(
+    ray_session, pipeline_config, tmp_path, capsys
+):
+    """Shard 0 and its digest copied over shard 1: the bytes match their digest, but the shard
+    is not the one its name says (its deals would count twice)."""
+    cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
+    directory = run(cfg)["output"].local_path()
+    original = load_deal_set(directory)
+    for suffix in ("", ".sha256"):
+        src = directory / f"part-00000.parquet{suffix}"
+        text = src.read_bytes().replace(b"part-00000", b"part-00001")
+        (directory / f"part-00001.parquet{suffix}").write_bytes(text)
+    with pytest.raises(
+        DatasetError, match=r"part-00001\.parquet: holds shard 0, not shard 1; rerun pipelines"
+    ):
+        load_deal_set(directory)
+    capsys.readouterr()
+    again = run(cfg)
+    assert again["metrics"]["shards_written"] == 1 and again["metrics"]["shards_reused"] == 2
+    said = [line for line in capsys.readouterr().out.splitlines() if "holds shard" in line]
+    assert len(said) == 1 and "part-00001.parquet holds shard 0, not shard 1" in said[0]
+    repaired = load_deal_set(directory)
+    for field in ("board", "holes", "equity", "strength", "deal_id"):
+        np.testing.assert_array_equal(getattr(repaired, field), getattr(original, field))
+
+
+def test_a_shard_whose_metadata_is_right_but_whose_deals_are_another_shards_is_refused(
+    ray_session, pipeline_config, tmp_path
+):
+    """Shard 0's deals written as shard 1, with shard 1's metadata: every file proves itself,
+    and the set still holds deals 0 and 1 twice and 2 and 3 never."""
+    from sparring.poker.deals import deal_spec
+    from sparring.runtime.datasets import read_table, write_table
+
+    cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
+    directory = run(cfg)["output"].local_path()
+    spec = deal_spec(4)
+    meta = read_metadata(directory / "part-00001.parquet")
+    extra = {
+        k: v
+        for k, v in meta.items()
+        if k not in ("dataset", "schema_version", "config_hash", "seed")
+    }
+    write_table(
+        read_table(directory / "part-00000.parquet", spec),
+        directory / "part-00001.parquet",
+        spec,
+        config_hash=meta["config_hash"],
+        seed=int(meta["seed"]),
+        extra=extra,
+    )
+    with pytest.raises(
+        DatasetError, match=r"deal ids are not 0\.\.5 once each \(deal 0 appears twice\)"
+    ):
+        load_deal_set(directory)
+
+
 def test_training_and_heldout_sets_differ(ray_session, pipeline_config, tmp_path):
     a = run(pipeline_config("handgen", *TINY, f"output_root={tmp_path}"))["output"]
     b = run(pipeline_config("handgen", *TINY[:-1], "seed=4", f"output_root={tmp_path}"))["output"]

@@ -224,9 +224,12 @@ def is_reusable(
     spec: DatasetSpec,
     config_hash: str,
     report: Callable[[str], object] | None = print,
+    identity: dict[str, Any] | None = None,
 ) -> bool:
     """True when ``path`` is an intact ``spec`` file written from the same config (its bytes
-    match their recorded SHA-256). A damaged one is reported in one line and not reused."""
+    match their recorded SHA-256) and, with ``identity``, whose metadata names it so (e.g.
+    ``{"shard": 3}``: an intact copy of another shard under this name is not this shard). A
+    damaged or misplaced one is reported in one line and not reused."""
     path = locate(path)
     recorded = _recorded_digest(path)
     if recorded is None:
@@ -245,4 +248,19 @@ def is_reusable(
         meta = _check(path, data, spec)
     except DatasetError:
         return False
-    return meta.get("config_hash") == config_hash
+    if meta.get("config_hash") != config_hash:
+        return False
+    wrong = misplaced(meta, identity or {})
+    if wrong and report is not None:
+        report(f"{path} holds {wrong}: recomputing it")
+    return not wrong
+
+
+def misplaced(meta: dict[str, str], identity: dict[str, Any]) -> str:
+    """What a file's metadata says it is where ``identity`` (its place) says otherwise, as
+    ``shard 0, not shard 1``; empty when it is what its place says."""
+    for key, want in identity.items():
+        expected = want if isinstance(want, str) else json.dumps(want)
+        if meta.get(key) != expected:
+            return f"{key} {meta.get(key, '(none)')}, not {key} {expected}"
+    return ""

@@ -21,6 +21,7 @@ from sparring.runtime.datasets import (
     DatasetError,
     check_file,
     is_reusable,
+    misplaced,
     read_metadata,
     read_table,
     verify,
@@ -80,7 +81,9 @@ def missing_shards(settings: DealSetConfig, root: Root) -> list[tuple[int, int, 
     return [
         s
         for s in settings.shards
-        if not is_reusable(settings.shard_path(root, s[0]), spec, settings.data_hash)
+        if not is_reusable(
+            settings.shard_path(root, s[0]), spec, settings.data_hash, identity={"shard": s[0]}
+        )
     ]
 
 
@@ -192,14 +195,27 @@ def load_deal_set(directory: Root) -> DealSet:
     spec = deal_spec(n)
     sets = []
     for part in parts:
-        if check_file(part, spec)["config_hash"] != meta["config_hash"]:
+        found = check_file(part, spec)
+        if found["config_hash"] != meta["config_hash"]:
             raise DatasetError(f"{part}: belongs to another deal set")
+        index = int(part.name.removeprefix("part-").split(".")[0])
+        wrong = misplaced(found, {"shard": index})
+        if wrong:  # an intact shard under another's name: its digest cannot tell
+            raise DatasetError(f"{part}: holds {wrong}; {REGENERATE_DEALS}")
         sets.append(DealSet.from_arrow(read_table(part, spec, regenerate=REGENERATE_DEALS)))
     deals = DealSet.concat(sets)
     if len(parts) != expected_shards or len(deals) != total:
         raise DatasetError(
             f"{directory}: incomplete deal set ({len(parts)} of {expected_shards} shards, "
             f"{len(deals)} of {total} deals); rerun handgen with the same config to complete it"
+        )
+    ids = np.sort(deals.deal_id)
+    if not np.array_equal(ids, np.arange(total)):
+        twice = int(ids[np.flatnonzero(np.diff(ids) == 0)[0]]) if (np.diff(ids) == 0).any() else -1
+        raise DatasetError(
+            f"{directory}: deal ids are not 0..{total - 1} once each"
+            + (f" (deal {twice} appears twice)" if twice >= 0 else "")
+            + f"; {REGENERATE_DEALS}"
         )
     return deals.subset(np.argsort(deals.deal_id, kind="stable"))
 
