@@ -75,6 +75,7 @@ def launch(
 
     import sparring.config  # registers the schemas  # noqa: F401
     from sparring.config import to_typed
+    from sparring.config.best_files import check_best_files
     from sparring.config.renamed import refuse_renamed
 
     # Hydra re-raises instead of printing its own multi-line report; we print one line.
@@ -107,6 +108,7 @@ def launch(
     try:
         with _reported():  # composition errors: unknown keys, wrong types, unknown options
             refuse_renamed(config_name, sys.argv[1:])  # an old key: its new name, no Hydra
+            check_best_files(conf_dir, sys.argv[1:])  # a best-config file cut short: one line
             task()
     except KeyboardInterrupt as stop:
         resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True

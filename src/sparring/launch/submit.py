@@ -176,6 +176,7 @@ def check_outputs(conf: Mapping[str, Any], whose: str = "", how: str = "") -> No
 
 def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -> Submission:
     """Compose and check the job's config and describe the job (nothing is sent)."""
+    from sparring.config.best_files import check_best_files
     from sparring.config.renamed import refuse_renamed
     from sparring.tuning.target import check, compose, typed
 
@@ -184,6 +185,7 @@ def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -
     if pipeline not in known:
         raise ConfigError("pipeline", pipeline, f"one of {', '.join(known)}")
     refuse_renamed(pipeline, overrides)
+    check_best_files(root / "conf", overrides)  # what the job would compose: whole, or refused
     composed = compose(str(root / "conf"), pipeline, overrides)
     groups = [group for group in ("ray", "tracking") if group in composed]
     args = with_cluster_defaults(overrides, groups)

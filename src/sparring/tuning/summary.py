@@ -13,6 +13,7 @@ from typing import Any
 from omegaconf import OmegaConf
 
 from sparring.config.tune import ParamSpace
+from sparring.runtime.sealed import seal
 from sparring.tuning.space import nested, optuna_distributions
 
 
@@ -43,7 +44,9 @@ def write_best(
 ) -> Path:
     """``conf/best/<search-id>.yaml``: a Hydra override file (``+best=<search-id>``) holding
     ``fixed`` (the keys every trial set: ``target.best_keys``) and the best trial's sampled
-    ones, so it composes the config that trial ran. Written atomically."""
+    ones, so it composes the config that trial ran. Written atomically and sealed
+    (``runtime.sealed``): a run given a file cut short or changed since is refused in one line
+    (``config.best_files``)."""
     body = OmegaConf.to_yaml(OmegaConf.create(nested({**fixed, **record.params})))
     text = (
         "# @package _global_\n"
@@ -52,7 +55,7 @@ def write_best(
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
+    tmp.write_text(seal(text))
     os.replace(tmp, path)
     return path
 

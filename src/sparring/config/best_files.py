@@ -1,0 +1,50 @@
+"""``+best=<search-id>``: the best-config file a search wrote, proved complete before Hydra
+reads it.
+
+A search writes ``best/<search-id>.yaml`` sealed (``runtime.sealed``: its last line is the
+digest of the rest). A file cut short (``head -c 150``) still parses as YAML, with fewer keys,
+and would run another config without a word; so every ``best=`` override is looked up here, in
+the configs' directory and in any ``hydra.searchpath`` given, and a file that is not whole is
+one line before anything runs. A name with no file is left to Hydra's own error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from sparring.runtime.sealed import unseal
+
+_BEST = re.compile(r"^\+{0,2}best=(.+)$")
+_SEARCHPATH = re.compile(r"^\+{0,2}hydra\.searchpath=\[(.*)\]$")
+REMEDY = "run the search again (resume=true writes the file anew) or delete the file"
+
+
+def search_dirs(conf_dir: str | Path, overrides: Sequence[str]) -> list[Path]:
+    """Where Hydra looks for config groups: the configs' directory, then ``hydra.searchpath``
+    entries (``file://`` or plain paths; ``pkg://`` ones hold no user files)."""
+    dirs = [Path(conf_dir)]
+    for override in overrides:
+        match = _SEARCHPATH.match(override.strip())
+        if match:
+            for entry in match.group(1).split(","):
+                entry = entry.strip().strip("'\"")
+                if entry and not entry.startswith("pkg://"):
+                    dirs.append(Path(entry.removeprefix("file://")))
+    return dirs
+
+
+def check_best_files(conf_dir: str | Path, overrides: Sequence[str]) -> None:
+    """Refuse, in one ``UsageError`` line, a ``best=`` file that is not the whole file its
+    search wrote."""
+    for override in overrides:
+        match = _BEST.match(override.strip())
+        if not match:
+            continue
+        name = match.group(1).strip()
+        for directory in search_dirs(conf_dir, overrides):
+            path = directory / "best" / f"{name}.yaml"
+            if path.is_file():
+                unseal(path.read_bytes(), f"+best={name}: {path}", REMEDY)
+                break
