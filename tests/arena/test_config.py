@@ -26,6 +26,9 @@ def test_a_gauntlet_puts_the_agent_against_each_of_the_field(pipeline_config):
         (["game=mus", "agent='flagbots@depth=2'"], "an agent of mus (flagbots@depth=2 plays"),
         (["kind=round_robin", "field=[first,nope]"], "field[1]=nope is not allowed"),
         (["field=[]"], "a non-empty list of agent specs"),
+        (["game=poker", "agent=champion@champion", 'model_name="a b"'], "model_name='a b' is not"),
+        (["agent=poker@maniac"], "an agent of flagbots (poker@maniac plays poker)"),
+        (["game=poker", "agent='mus@aggression=2'"], "expected a number in [0, 1]"),
     ],
 )
 def test_bad_contests_are_refused_in_one_line(pipeline_config, overrides, says):

@@ -100,8 +100,7 @@ class ArenaConfig:
         checks.integer("withdraw_after", self.withdraw_after, 1)
         checks.optional_integer("opening_plies", self.opening_plies, 0)
         checks.storage_dir("output_dir", self.output_dir)
-        if not self.model_name.strip():
-            raise ConfigError("model_name", self.model_name, "a registered model's name")
+        checks.name("model_name", self.model_name)  # it goes into a registry filter
         self.limits.limits()
         self.sprt.test()
 
