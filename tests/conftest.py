@@ -26,6 +26,15 @@ from tests.services import S3_CREDENTIALS  # noqa: E402
 for _key, _value in S3_CREDENTIALS.items():
     os.environ.setdefault(_key, _value)
 
+import signal  # noqa: E402
+
+# Ctrl-C as a terminal sends it: tests send SIGINT to the pipelines they start. A suite started
+# in the background of a shell without job control (`(make test &)`, cron) inherits SIGINT
+# ignored, and so would every child (Python installs no handler for an ignored SIGINT): restore
+# it, so those tests test the code and not how the suite was launched.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
