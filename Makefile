@@ -51,6 +51,8 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
 	$(PY) -m sparring.cli arena game=flagbots 'agent=cmd:python3 examples/agents/random_bot.py' \
 		'field=[random,"cmd:sh examples/agents/first_bot.sh"]' units=4 block=2 | tail -n 4
+	$(PY) -m sparring.cli arena game=poker agent=champion@champion 'field=[poker@calling_station,poker@maniac]' \
+		units=20 block=10 | sed -n '/gauntlet in poker/,/└/p'  # evolve's champion vs two baselines
 	$(PY) -m sparring.cli results
 	$(PY) -m sparring.cli ray status  # the one local Ray every step above joined
 	$(PY) -m sparring.cli cluster config --image ami-0abc12345def67890 -o data/cluster.example.yaml
