@@ -49,9 +49,9 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
 	$(PY) -m sparring.cli tune hparams_search=ga_smoke trials=4 concurrency=2 search_id=make-run-$$(date +%Y%m%d-%H%M%S)  # ~2 min on 2 cores
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
-	$(PY) -m sparring.cli arena game=flagbots 'agent=cmd:python3 examples/agents/random_bot.py' \
+	set -o pipefail; $(PY) -m sparring.cli arena game=flagbots 'agent=cmd:python3 examples/agents/random_bot.py' \
 		'field=[random,"cmd:sh examples/agents/first_bot.sh"]' units=4 block=2 | tail -n 4
-	$(PY) -m sparring.cli arena game=poker agent=champion@champion 'field=[poker@calling_station,poker@maniac]' \
+	set -o pipefail; $(PY) -m sparring.cli arena game=poker agent=champion@champion 'field=[poker@calling_station,poker@maniac]' \
 		units=20 block=10 | sed -n '/gauntlet in poker/,/└/p'  # evolve's champion vs two baselines
 	$(PY) -m sparring.cli results
 	$(PY) -m sparring.cli ray status  # the one local Ray every step above joined

@@ -4,7 +4,6 @@ ends with the uninterrupted result; a damaged block is played again; an SPRT dec
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -144,14 +143,16 @@ def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(pipeline_co
     assert finished.data.params["digest/0"] == arena.parse(contest[0][6:]).digest()
 
 
-def _register(uri: str, artifacts: Path, model: str, genes, alias: str | None) -> str:
+def _register(
+    uri: str, artifacts: Path, model: str, genes, alias: str | None, call_factor: float = 1.0
+) -> str:
     """A champion version of ``model`` with ``genes`` (a run holding its ``champion/``)."""
     client = MlflowClient(uri)
     name = f"seed-{model}"
     found = client.get_experiment_by_name(name)
     exp = found.experiment_id if found else client.create_experiment(name, str(artifacts))
     run = client.create_run(exp)
-    info = {"table_size": 2, "raise_factor": 1.4, "call_factor": 1.0}
+    info = {"table_size": 2, "raise_factor": 1.4, "call_factor": call_factor}
     log_champion(client, run.info.run_id, genes, info)
     client.set_terminated(run.info.run_id)
     return register(client, model, run.info.run_id, alias)
@@ -184,8 +185,19 @@ def test_champions_from_the_registry_play_poker_alike_for_any_cut_into_tasks(
     assert all(g["forfeit_seat"] is None and g["decisions"] >= 1 for g in a)
     params = MlflowClient(job.tracking.uri).get_run(one["run_id"]).data.params
     assert (params["version/1"], params["version/2"]) == ("1", "2")
-    assert params["digest/1"] == hashlib.sha256(tight_aggressive().tobytes()).hexdigest()[:16]
-    assert params["digest/2"] == hashlib.sha256(maniac().tobytes()).hexdigest()[:16]
+    again = MlflowClient(job.tracking.uri).get_run(many["run_id"]).data.params
+    assert params["digest/1"] != params["digest/2"] and len(params["digest/1"]) == 16
+    assert (again["digest/1"], again["digest/2"]) == (params["digest/1"], params["digest/2"])
+    # a version with the same genes but other preflop factors plays otherwise: another digest
+    third = _register(
+        job.tracking.uri, tmp_path / "art", model, tight_aggressive(), None, call_factor=1.2
+    )
+    same_genes = pipeline_config(
+        "arena", "game=poker", "agent=champion@1", f"field=[champion@{third}]",
+        f"model_name={model}",
+    )  # fmt: skip
+    digests = {k: v["digest"] for k, v in arena._champions(same_genes).items()}
+    assert digests["champion@1"] == params["digest/1"] != digests[f"champion@{third}"]
     missing = pipeline_config(
         "arena", "game=poker", "agent=champion@9", "field=[first]", f"model_name={model}",
         f"output_dir={tmp_path / 'missing'}",
@@ -194,6 +206,6 @@ def test_champions_from_the_registry_play_poker_alike_for_any_cut_into_tasks(
         arena.run(missing)
     assert str(refused.value) == (
         f"agent=champion@9 is not allowed: expected a version or alias of {model} in "
-        f"{job.tracking.uri} (versions 1, 2; aliases champion)"
+        f"{job.tracking.uri} (versions 1, 2, 3; aliases champion)"
     )
     assert not (tmp_path / "missing").exists()  # refused before any block

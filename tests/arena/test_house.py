@@ -80,6 +80,15 @@ def test_a_scientist_plays_through_the_protocol_as_it_does_step_by_step(name):
         assert record.returns == [float(r) for r in play.returns()]
 
 
+def test_a_scientist_learns_only_from_its_own_guesses():
+    """After an opening (guesses the arena played for it) the first feedback is not its own."""
+    eleusis = game_api.get("eleusis")
+    record = play_game(
+        eleusis, [make(parse("eleusis@kl_ucb"), Limits())], 5, opening=["C 1", "D 2"]
+    )
+    assert record.forfeit_seat is None and record.decisions > 0
+
+
 def test_scientists_in_the_arena_learn():
     """On a deck with a few likely cards (spike) a learner finds them: every game finished in
     a few hundred guesses, where a random guesser runs out of its 2,000 every time."""
@@ -105,6 +114,8 @@ def test_house_specs_name_their_game_and_refuse_what_they_cannot_be():
         ("mus@aggression=lots", "a number for aggression (got 'lots')"),
         ("mus@aggression=1.5", "aggression=1.5 is not allowed: expected a number in [0, 1]"),
         ("mus@bet_size=0", "bet_size=0 is not allowed"),
+        ("mus@bet_size=1", "bet_size in 2..40 (the envidos Mus offers)"),
+        ("mus@bet_size=41", "bet_size in 2..40 (the envidos Mus offers)"),
         ("eleusis@oracle", f"eleusis@<{learners}> (oracle is told the deck)"),
         ("eleusis@optimal", "(optimal is told the deck)"),
         ("eleusis@newton", "unknown scientist 'newton'"),

@@ -58,6 +58,16 @@ def test_a_whole_best_file_composes_and_a_cut_one_is_refused_before_hydra(tmp_pa
     with pytest.raises(UsageError, match=r"\+best=trunc: .*trunc\.yaml has no digest line"):
         check_best_files(ROOT / "conf", ["+best=trunc", searchpath])
     check_best_files(ROOT / "conf", ["+best=nothing-here"])  # no file: Hydra's own error
+    # every way of naming it: a multirun list, quotes, a package, another config directory
+    for overrides in (
+        ["+best=t1,trunc", searchpath],
+        ["+best='trunc'", searchpath],
+        ["+best@_global_=trunc", searchpath],
+        ["--config-dir", str(tmp_path), "+best=trunc"],
+        [f"--config-dir={tmp_path}", "+best=trunc"],
+    ):
+        with pytest.raises(UsageError, match=r"\+best=trunc: .*has no digest line"):
+            check_best_files(ROOT / "conf", overrides)
 
 
 def test_the_pipeline_refuses_a_cut_best_file_in_one_line(tmp_path):

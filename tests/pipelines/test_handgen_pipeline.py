@@ -98,6 +98,16 @@ def test_an_intact_copy_of_another_shard_is_refused_on_load_and_recomputed_on_re
         np.testing.assert_array_equal(getattr(repaired, field), getattr(original, field))
 
 
+def test_a_stray_file_among_the_shards_is_one_line(ray_session, pipeline_config, tmp_path):
+    cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
+    directory = run(cfg)["output"].local_path()
+    (directory / "part-00000-copy.parquet").write_bytes(
+        (directory / "part-00000.parquet").read_bytes()
+    )
+    with pytest.raises(DatasetError, match=r"part-00000-copy\.parquet: not a shard's name"):
+        load_deal_set(directory)
+
+
 def test_a_shard_whose_metadata_is_right_but_whose_deals_are_another_shards_is_refused(
     ray_session, pipeline_config, tmp_path
 ):

@@ -186,6 +186,11 @@ def mus_rates(text: str, key: str = "agent") -> dict[str, Any]:
         Profile(**rates)
     except ValueError as exc:
         raise ConfigError(key, text, f"rates a Mus player may have ({exc})") from None
+    from sparring.mus.game import MusConfig
+
+    low, high = MusConfig().min_envido, MusConfig().max_bet
+    if not low <= rates.get("bet_size", low) <= high:  # an envido the game offers
+        raise ConfigError(key, text, f"bet_size in {low}..{high} (the envidos Mus offers)")
     return rates
 
 

@@ -51,11 +51,13 @@ class ScientistAgent:
     def __init__(self, name: str, param: float) -> None:
         self.name, self.param = name, param
         self.scientist: Any = None
+        self.guessed = False  # this game: a feedback before its first guess is not its own
 
     def start(self, info: dict[str, Any]) -> None:
         from sparring.eleusis.scientists import Scientist
 
         self.scientist = Scientist(self.name, seed=player_seed(info, "scientist"), param=self.param)
+        self.guessed = False
 
     def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> str:
         from sparring.eleusis.env import Feedback
@@ -64,7 +66,8 @@ class ScientistAgent:
         if self.scientist is None:
             self.start({})
         last = observation.get("last")
-        if last is not None:
+        if last is not None and self.guessed:  # (an opening's guesses were not its own)
             code = Feedback(0, bool(last["suit_right"]), bool(last["number_right"])).code
             self.scientist.learn(code)
+        self.guessed = True
         return CARDS[self.scientist.guess()]

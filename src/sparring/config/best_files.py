@@ -16,15 +16,21 @@ from pathlib import Path
 
 from sparring.runtime.sealed import unseal
 
-_BEST = re.compile(r"^\+{0,2}best=(.+)$")
+_BEST = re.compile(r"^\+{0,2}best(?:@\S+)?=(.+)$")  # +best=a, best@_global_=a, +best=a,b (-m)
 _SEARCHPATH = re.compile(r"^\+{0,2}hydra\.searchpath=\[(.*)\]$")
 REMEDY = "run the search again (resume=true writes the file anew) or delete the file"
 
 
 def search_dirs(conf_dir: str | Path, overrides: Sequence[str]) -> list[Path]:
-    """Where Hydra looks for config groups: the configs' directory, then ``hydra.searchpath``
-    entries (``file://`` or plain paths; ``pkg://`` ones hold no user files)."""
+    """Where Hydra looks for config groups: the configs' directory, ``--config-dir``/``-cd``
+    directories, then ``hydra.searchpath`` entries (``file://`` or plain paths; ``pkg://``
+    ones hold no user files)."""
     dirs = [Path(conf_dir)]
+    for flag, value in zip(overrides, [*overrides[1:], ""], strict=True):
+        if flag in ("--config-dir", "-cd") and value:
+            dirs.append(Path(value))
+        elif flag.startswith("--config-dir="):
+            dirs.append(Path(flag.split("=", 1)[1]))
     for override in overrides:
         match = _SEARCHPATH.match(override.strip())
         if match:
@@ -42,9 +48,9 @@ def check_best_files(conf_dir: str | Path, overrides: Sequence[str]) -> None:
         match = _BEST.match(override.strip())
         if not match:
             continue
-        name = match.group(1).strip()
-        for directory in search_dirs(conf_dir, overrides):
-            path = directory / "best" / f"{name}.yaml"
-            if path.is_file():
-                unseal(path.read_bytes(), f"+best={name}: {path}", REMEDY)
-                break
+        for name in (n.strip().strip("'\"") for n in match.group(1).split(",")):
+            for directory in search_dirs(conf_dir, overrides):
+                path = directory / "best" / f"{name}.yaml"
+                if path.is_file():
+                    unseal(path.read_bytes(), f"+best={name}: {path}", REMEDY)
+                    break

@@ -124,7 +124,8 @@ def _sprt(
 def _champions(job: ArenaConfig) -> dict[str, dict[str, Any]]:
     """The chromosome and preflop factors of every ``champion@`` entrant, read from the model
     registry before any game (a missing one is one line)."""
-    wanted = [parse(spec) for spec in job.entrants if parse(spec).kind == "champion"]
+    wanted = [(entrant, parse(entrant)) for entrant in job.entrants]
+    wanted = [(entrant, spec) for entrant, spec in wanted if spec.kind == "champion"]
     if not wanted:
         return {}
     from mlflow.exceptions import MlflowException
@@ -132,7 +133,7 @@ def _champions(job: ArenaConfig) -> dict[str, dict[str, Any]]:
 
     client = MlflowClient(job.tracking.uri)
     out = {}
-    for spec in wanted:
+    for entrant, spec in wanted:  # keyed by the entrant as the config spells it
         try:
             if spec.alias:
                 version = client.get_model_version_by_alias(job.model_name, spec.alias)
@@ -146,12 +147,17 @@ def _champions(job: ArenaConfig) -> dict[str, dict[str, Any]]:
                 f"({_registered(client, job.model_name)})",
             ) from None
         genes, info = load_champion(client, str(version.source))
-        out[spec.text] = {
+        factors = {
+            "raise_factor": float(info.get("raise_factor", DEFAULT_RAISE_FACTOR)),
+            "call_factor": float(info.get("call_factor", DEFAULT_CALL_FACTOR)),
+        }
+        # what it plays by: the genes and the preflop factors (not the version's number)
+        played = genes.astype(np.int8).tobytes() + json.dumps(factors, sort_keys=True).encode()
+        out[entrant] = {
             "genes": genes.astype(int).tolist(),
-            "raise_factor": info.get("raise_factor", DEFAULT_RAISE_FACTOR),
-            "call_factor": info.get("call_factor", DEFAULT_CALL_FACTOR),
+            **factors,
             "version": str(version.version),
-            "digest": hashlib.sha256(genes.astype(np.int8).tobytes()).hexdigest()[:16],
+            "digest": hashlib.sha256(played).hexdigest()[:16],
         }
     return out
 
@@ -162,7 +168,9 @@ def _registered(client, model: str) -> str:
 
     try:
         found = client.get_registered_model(model)
-    except MlflowException:
+    except MlflowException as exc:
+        if exc.error_code != "RESOURCE_DOES_NOT_EXIST":
+            return f"the registry did not answer: {str(exc).splitlines()[0][:120]}"
         return "no such model: register a champion with pipelines/evolve.py"
     versions = [v.version for v in client.search_model_versions(f"name='{model}'")]
     aliases = ", ".join(sorted(found.aliases)) or "none"

@@ -9,6 +9,7 @@ ones. The handgen pipeline, evolve, retrain and the CLI all get their deal sets 
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -198,8 +199,10 @@ def load_deal_set(directory: Root) -> DealSet:
         found = check_file(part, spec)
         if found["config_hash"] != meta["config_hash"]:
             raise DatasetError(f"{part}: belongs to another deal set")
-        index = int(part.name.removeprefix("part-").split(".")[0])
-        wrong = misplaced(found, {"shard": index})
+        named = re.fullmatch(r"part-(\d+)\.parquet", part.name)
+        if named is None:  # a copy beside the shards ("part-00000-copy.parquet")
+            raise DatasetError(f"{part}: not a shard's name (part-<n>.parquet); move it away")
+        wrong = misplaced(found, {"shard": int(named.group(1))})
         if wrong:  # an intact shard under another's name: its digest cannot tell
             raise DatasetError(f"{part}: holds {wrong}; {REGENERATE_DEALS}")
         sets.append(DealSet.from_arrow(read_table(part, spec, regenerate=REGENERATE_DEALS)))
