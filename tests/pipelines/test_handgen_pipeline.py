@@ -50,6 +50,19 @@ def test_tiny_run_then_resume_only_missing_shards(ray_session, pipeline_config, 
         np.testing.assert_array_equal(getattr(resumed, field), getattr(original, field))
 
 
+def rerun_recomputes_the_shard(cfg, capsys, marker: str, says: str, original) -> None:
+    """Run ``cfg`` again: one shard written, two reused, one line with ``marker`` saying
+    ``says``, and the set whole again, as it was."""
+    capsys.readouterr()
+    again = run(cfg)
+    assert again["metrics"]["shards_written"] == 1 and again["metrics"]["shards_reused"] == 2
+    said = [line for line in capsys.readouterr().out.splitlines() if marker in line]
+    assert len(said) == 1 and says in said[0]
+    repaired = load_deal_set(again["output"].local_path())
+    for field in ("board", "holes", "equity", "strength", "deal_id"):
+        np.testing.assert_array_equal(getattr(repaired, field), getattr(original, field))
+
+
 def test_a_shard_with_one_flipped_byte_is_refused_on_load_and_recomputed_on_reuse(
     ray_session, pipeline_config, tmp_path, capsys
 ):
@@ -62,14 +75,7 @@ def test_a_shard_with_one_flipped_byte_is_refused_on_load_and_recomputed_on_reus
     shard.write_bytes(bytes(data))
     with pytest.raises(DatasetError, match=r"part-00001\.parquet: damaged .*pipelines/handgen"):
         load_deal_set(directory)
-    capsys.readouterr()
-    again = run(cfg)
-    assert again["metrics"]["shards_written"] == 1 and again["metrics"]["shards_reused"] == 2
-    said = [line for line in capsys.readouterr().out.splitlines() if "damaged" in line]
-    assert len(said) == 1 and "part-00001.parquet" in said[0]
-    repaired = load_deal_set(directory)
-    for field in ("board", "holes", "equity", "strength"):
-        np.testing.assert_array_equal(getattr(repaired, field), getattr(original, field))
+    rerun_recomputes_the_shard(cfg, capsys, "damaged", "part-00001.parquet", original)
 
 
 def test_an_intact_copy_of_another_shard_is_refused_on_load_and_recomputed_on_reuse(
@@ -88,14 +94,8 @@ def test_an_intact_copy_of_another_shard_is_refused_on_load_and_recomputed_on_re
         DatasetError, match=r"part-00001\.parquet: holds shard 0, not shard 1; rerun pipelines"
     ):
         load_deal_set(directory)
-    capsys.readouterr()
-    again = run(cfg)
-    assert again["metrics"]["shards_written"] == 1 and again["metrics"]["shards_reused"] == 2
-    said = [line for line in capsys.readouterr().out.splitlines() if "holds shard" in line]
-    assert len(said) == 1 and "part-00001.parquet holds shard 0, not shard 1" in said[0]
-    repaired = load_deal_set(directory)
-    for field in ("board", "holes", "equity", "strength", "deal_id"):
-        np.testing.assert_array_equal(getattr(repaired, field), getattr(original, field))
+    said = "part-00001.parquet holds shard 0, not shard 1"
+    rerun_recomputes_the_shard(cfg, capsys, "holds shard", said, original)
 
 
 def test_a_stray_file_among_the_shards_is_one_line(ray_session, pipeline_config, tmp_path):

@@ -171,7 +171,7 @@ def mus_rates(text: str, key: str = "agent") -> dict[str, Any]:
     body = text[len("mus@") :]
     if body == "default":
         return {}
-    fields = {f for f in Profile.__dataclass_fields__}
+    fields = set(Profile.__dataclass_fields__)
     rates: dict[str, Any] = {}
     for item in body.split(","):
         name, eq, value = item.partition("=")

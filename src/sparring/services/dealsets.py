@@ -214,11 +214,10 @@ def load_deal_set(directory: Root) -> DealSet:
         )
     ids = np.sort(deals.deal_id)
     if not np.array_equal(ids, np.arange(total)):
-        twice = int(ids[np.flatnonzero(np.diff(ids) == 0)[0]]) if (np.diff(ids) == 0).any() else -1
+        repeated = ids[1:][ids[1:] == ids[:-1]]
+        twice = f" (deal {int(repeated[0])} appears twice)" if repeated.size else ""
         raise DatasetError(
-            f"{directory}: deal ids are not 0..{total - 1} once each"
-            + (f" (deal {twice} appears twice)" if twice >= 0 else "")
-            + f"; {REGENERATE_DEALS}"
+            f"{directory}: deal ids are not 0..{total - 1} once each{twice}; {REGENERATE_DEALS}"
         )
     return deals.subset(np.argsort(deals.deal_id, kind="stable"))
 
