@@ -7,8 +7,11 @@ from mlflow.tracking import MlflowClient
 from sparring.cli import main as cli
 from sparring.pipelines.handgen import run
 from sparring.runtime.datasets import DatasetError, read_metadata
+from sparring.runtime.errors import one_line
+from sparring.runtime.storage import StorageError
 from sparring.services.dealsets import load_deal_set
 from tests.configs import config_error
+from tests.disks import small_disk
 
 TINY = ("deals=6", "table_size=4", "equity_trials=40", "shard_size=2", "seed=3")
 
@@ -226,3 +229,27 @@ def test_the_throughput_figures_mean_what_their_names_say():
     assert shards_label([(0, 0, 40)]) == "40 deals in 1 shard"
     assert shards_label([(0, 0, 50), (1, 50, 50), (2, 100, 20)]) == "120 deals in 3 shards"
     assert shards_label([]) == "0 deals in 0 shards"
+
+
+def test_a_full_disk_is_one_line_no_orphan_digest_and_a_rerun_writes_only_the_rest(
+    ray_session, pipeline_config, tmp_path
+):
+    """#27 item 9: ENOSPC while writing shards (a real, nearly full tmpfs)."""
+    measured = run(pipeline_config("handgen", *TINY, f"output_root={tmp_path / 'measure'}"))
+    shard_kib = max(p.stat().st_size for p in measured["output"].local_path().glob("*")) // 1024
+    with small_disk(tmp_path / "disk", size_kib=1024, free_kib=shard_kib * 2 + 8) as disk:
+        cfg = pipeline_config("handgen", *TINY, f"output_root={disk}")
+        with pytest.raises(StorageError) as raised:
+            run(cfg)
+        line = one_line(raised.value)
+        assert ".parquet: no space left on the device" in line and "needed" in line
+        written = [p for p in disk.rglob("*") if p.is_file() and p.name != ".filler"]
+        shards = {p.name for p in written if p.suffix == ".parquet"}
+        digests = {p.name.removesuffix(".sha256") for p in written if p.suffix == ".sha256"}
+        assert digests == shards and len(shards) < 3  # no digest of a shard that is not there
+        assert not [p for p in written if p.name.endswith(".tmp")]
+        (disk / ".filler").unlink()
+        again = run(cfg)
+        assert again["metrics"]["shards_reused"] == len(shards)
+        assert again["metrics"]["shards_written"] == 3 - len(shards)
+        assert load_deal_set(again["output"].local_path()).deal_id.tolist() == list(range(6))

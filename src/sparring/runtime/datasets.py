@@ -88,10 +88,17 @@ def _fetch(path: Location) -> bytes:
 
 def write_with_digest(path: Where, data: bytes) -> Location:
     """Write ``data`` to ``path`` with its SHA-256 beside it (``<name>.sha256``), each object
-    atomically and the digest first: a file under its final name always has one."""
+    atomically and the digest first: a file under its final name always has one. When the file
+    cannot be written (a full disk, say) its digest is removed again: no digest of nothing is
+    left behind, and a file that was there before is no longer trusted (it is recomputed)."""
     path = locate(path)
-    sidecar(path).write_text(f"{hashlib.sha256(data).hexdigest()}  {path.name}\n")
-    path.write_bytes(data)
+    digest = sidecar(path)
+    digest.write_text(f"{hashlib.sha256(data).hexdigest()}  {path.name}\n")
+    try:
+        path.write_bytes(data)
+    except BaseException:
+        digest.delete()
+        raise
     return path
 
 

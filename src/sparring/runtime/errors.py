@@ -116,6 +116,9 @@ def _one_line(exc: BaseException) -> str | None:
 
     if isinstance(exc, UsageError):
         return first_line(str(exc)) if "\n" in str(exc) else str(exc)
+    full = _disk_full(exc)
+    if full is not None:
+        return full
     if isinstance(exc, MissingConfigException):
         return _missing_option(exc)
     if isinstance(exc, OverrideParseException):
@@ -130,6 +133,25 @@ def _one_line(exc: BaseException) -> str | None:
         return _wrong_type(cause, override.group(2) if override else None)
     if isinstance(exc, ConfigCompositionException):
         return first_line(str(exc))
+    return None
+
+
+def _disk_full(exc: BaseException) -> str | None:
+    """One line for a write that found its disk full anywhere in ``exc``'s causes (a writer of
+    ours words it itself, see ``storage.no_space``; this catches the others: Hydra's outputs,
+    MLflow's artifacts, the SQLite store), else None."""
+    from sparring.runtime.storage import FULL, no_space
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in FULL:
+            return str(no_space(seen.filename or "a file"))
+        if "database or disk is full" in str(seen):
+            return (
+                "the tracking store's disk is full (SQLite: database or disk is full); free "
+                "some space, then run the same command again"
+            )
+        seen = seen.__cause__ or seen.__context__
     return None
 
 

@@ -19,8 +19,10 @@ else ``AWS_ENDPOINT_URL_S3`` / ``AWS_ENDPOINT_URL``, else AWS itself.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fnmatch
 import os
+import shutil
 import posixpath
 import uuid
 from dataclasses import dataclass
@@ -248,12 +250,16 @@ class Location:
                 raise StorageError(f"{self}: cannot be written ({_first_line(exc)})") from None
             return
         target = Path(self.path)
-        target.parent.mkdir(parents=True, exist_ok=True)
         tmp = target.with_name(f".{target.name}.{uuid.uuid4().hex[:8]}.tmp")
         try:
+            target.parent.mkdir(parents=True, exist_ok=True)
             with open(tmp, "wb") as f:
                 f.write(data)
             os.replace(tmp, target)
+        except OSError as exc:
+            if exc.errno in FULL:
+                raise no_space(target, len(data)) from None
+            raise
         finally:
             tmp.unlink(missing_ok=True)
 
@@ -272,6 +278,36 @@ class Location:
         copy = Path(directory) / self.name
         copy.write_bytes(self.read_bytes())
         return copy
+
+
+FULL = (errno.ENOSPC, errno.EDQUOT)  # a write that more space (or quota) would let through
+
+
+def no_space(path: str | os.PathLike[str], needed: int | None = None) -> StorageError:
+    """The one-line error for a write to ``path`` that its disk has no room for: the path, the
+    space needed and the space free, and what to do."""
+    here = Path(path).absolute()
+    while not here.exists() and here != here.parent:
+        here = here.parent
+    try:
+        free = f"{_size(shutil.disk_usage(here).free)} free"
+    except OSError:
+        free = "free space unknown"
+    wanted = f"{_size(needed)} needed, " if needed is not None else ""
+    return StorageError(
+        f"{path}: no space left on the device ({wanted}{free} on {here}); free some space "
+        "or choose another root, then run the same command again (what was written is kept)"
+    )
+
+
+def _size(n: float) -> str:
+    if n < 1024:
+        return f"{n:.0f} B"
+    for unit in ("KiB", "MiB", "GiB", "TiB"):
+        n /= 1024
+        if n < 1024:
+            break
+    return f"{n:.1f} {unit}"
 
 
 def _first_line(exc: BaseException) -> str:
