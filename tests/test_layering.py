@@ -142,9 +142,7 @@ def test_domain_packages_import_neither_ray_nor_mlflow(domain):
 
 
 def test_the_checkout_is_found_in_one_place():
-    finders = [
-        str(path.relative_to(SRC)) for path in _files() if finds_checkout(path.read_text())
-    ]
+    finders = [str(path.relative_to(SRC)) for path in _files() if finds_checkout(path.read_text())]
     assert finders == [CHECKOUT_FINDER]
 
 

@@ -131,7 +131,7 @@ def test_sparring_ray_stop_ends_only_sparrings_head(tmp_path):
         [
             sys.executable,
             "-c",
-            "import ray, time; ray.init(address=\"local\", num_cpus=1, include_dashboard=False); "
+            'import ray, time; ray.init(address="local", num_cpus=1, include_dashboard=False); '
             "print('up', flush=True); time.sleep(600)",
         ],
         stdout=subprocess.PIPE,

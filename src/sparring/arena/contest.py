@@ -74,9 +74,7 @@ def _side(returns: Sequence[float], seating: Sequence[str], role: str) -> float:
     return float(np.mean([r for r, who in zip(returns, seating, strict=True) if who == role]))
 
 
-def unit_score(
-    games: Sequence[dict[str, Any]], one_player: bool, by_total: bool = False
-) -> float:
+def unit_score(games: Sequence[dict[str, Any]], one_player: bool, by_total: bool = False) -> float:
     """A's score in a unit (see the module docstring); ``by_total``: on the unit's totals."""
     if one_player or by_total:  # a side that forfeited (a fault, or withdrawn) loses; both: even
         faulty = {g["seating"][g["forfeit_seat"]] for g in games if g["forfeit_seat"] is not None}

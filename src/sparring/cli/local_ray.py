@@ -30,7 +30,8 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     )
     start.set_defaults(func=start_head)
     tools.add_parser(
-        "status", help="whether the local head runs: its PID, address, CPUs, age",
+        "status",
+        help="whether the local head runs: its PID, address, CPUs, age",
         description="Show this environment's local Ray head.",
     ).set_defaults(func=status)
     tools.add_parser(

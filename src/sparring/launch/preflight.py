@@ -127,6 +127,4 @@ def check_compare(config: Any) -> None:
     """``pipelines/compare.py``'s preflight: the store, experiment and metrics it names."""
     if config.sweep_id is not None or config.model is not None:
         return  # the sweep or model says which runs: compare checks them
-    check_readable_store(
-        config.tracking.uri, config.experiment, [config.metric, *config.metrics]
-    )
+    check_readable_store(config.tracking.uri, config.experiment, [config.metric, *config.metrics])

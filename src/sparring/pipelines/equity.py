@@ -80,7 +80,11 @@ def run(job: EquityConfig) -> dict[str, Any]:
         session.run.log_text(_summary(table, job.opponent_counts), "summary.txt")
         session.run.log_artifact(output, "data")
         session.run.log_dataset(
-            "preflop-equity", str(output), job.data_hash, "output", rows=table.num_rows,
+            "preflop-equity",
+            str(output),
+            job.data_hash,
+            "output",
+            rows=table.num_rows,
             trials=job.trials,
         )
     return session.results(metrics, output=output)

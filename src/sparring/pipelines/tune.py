@@ -106,8 +106,14 @@ def exit_status(result: dict[str, Any]) -> int:
 
 
 def _trial_setup(
-    job: TuneConfig, conf: str, uri: str, exp_name: str, parent: str, search_id: str,
-    objective: str, steps: int | None,
+    job: TuneConfig,
+    conf: str,
+    uri: str,
+    exp_name: str,
+    parent: str,
+    search_id: str,
+    objective: str,
+    steps: int | None,
 ) -> TrialSetup:
     """What every trial process needs: the target's overrides, where to record, the parent."""
     search, tracking = job.hparams_search, job.tracking

@@ -22,8 +22,8 @@ import contextlib
 import errno
 import fnmatch
 import os
-import shutil
 import posixpath
+import shutil
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -301,13 +301,12 @@ def no_space(path: str | os.PathLike[str], needed: int | None = None) -> Storage
 
 
 def _size(n: float) -> str:
-    if n < 1024:
-        return f"{n:.0f} B"
-    for unit in ("KiB", "MiB", "GiB", "TiB"):
+    """``n`` bytes for a person: ``812 B``, ``114.9 KiB``, ``3.2 GiB``."""
+    units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    while n >= 1024 and len(units) > 1:
         n /= 1024
-        if n < 1024:
-            break
-    return f"{n:.1f} {unit}"
+        units.pop(0)
+    return f"{n:.0f} B" if units[0] == "B" else f"{n:.1f} {units[0]}"
 
 
 def _first_line(exc: BaseException) -> str:

@@ -92,8 +92,10 @@ class Session:
     ) -> pa.Table:
         """Write a dataset atomically with its contract (``spec``'s schema and metadata, a
         digest beside it); returns the table written. ``label`` names it in the summary."""
-        table = rows if isinstance(rows, pa.Table) else pa.Table.from_pylist(
-            list(rows), schema=spec.schema
+        table = (
+            rows
+            if isinstance(rows, pa.Table)
+            else pa.Table.from_pylist(list(rows), schema=spec.schema)
         )
         write_table(table, where, spec, config_hash=config_hash, seed=seed, extra=extra)
         if label is not None:
