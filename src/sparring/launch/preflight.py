@@ -16,6 +16,7 @@ from typing import Any
 
 from sparring.runtime.config import close_names
 from sparring.runtime.errors import ConfigError, UsageError
+from sparring.runtime.sqlite_store import refuse_half_made
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -57,6 +58,8 @@ def _check_sqlite(uri: str, path: Path) -> None:
         raise TrackingError(f"tracking.uri={uri}: the directory {parent} does not exist")
     if path.exists() and not is_sqlite_file(path):
         raise TrackingError(f"tracking.uri={uri}: {path} is not an SQLite database")
+    if path.exists():
+        refuse_half_made(uri, path)
 
 
 def _check_http(uri: str, timeout_s: float) -> None:

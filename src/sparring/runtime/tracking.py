@@ -43,6 +43,11 @@ from sparring.runtime.provenance import (
 )
 from sparring.runtime.redact import redact_value
 from sparring.runtime.signals import deferred
+from sparring.runtime.sqlite_store import (
+    create_whole,
+    refuse_half_made,
+    refused_if_half_migrated,
+)
 from sparring.runtime.storage import Location, locate
 
 _BATCH = 200  # MLflow accepts up to 1000 metrics / 100 params per batch
@@ -103,17 +108,36 @@ def open_store(uri: str) -> MlflowClient:
 
     Several drivers started together on a new ``sqlite:///`` path would each run MLflow's schema
     migration and one could die in it (alembic ``CommandError``); the first touch of a store is
-    therefore made under an exclusive lock on ``<db>.lock``, and the others find it ready."""
+    therefore made under an exclusive lock on ``<db>.lock``, and the others find it ready. A new
+    store is made whole under a temporary name (``sqlite_store.create_whole``): a full disk
+    leaves no store behind; a half-made one from before is refused in one line."""
     if uri.startswith("sqlite:///") and uri not in _OPENED:
         db = Path(uri[len("sqlite:///") :])
         with open(db.with_name(db.name + ".lock"), "a") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            try:  # the client's store creates and migrates the tables on its first use
-                MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
+            try:
+                if not db.exists() or db.stat().st_size == 0:
+                    create_whole(db, _create)
+                else:
+                    refuse_half_made(uri, db)
+                    # the store's first use here brings an older schema up to date
+                    with refused_if_half_migrated(uri, db):
+                        MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
         _OPENED.add(uri)
     return MlflowClient(tracking_uri=uri)
+
+
+def _create(uri: str) -> None:
+    """Create the tables of a new SQLite store at ``uri`` (the client's store does on its first
+    use), then close its connections: the file is renamed next."""
+    from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
+
+    MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
+    engine = SqlAlchemyStore._engine_map.pop(uri, None)
+    if engine is not None:
+        engine.dispose()
 
 
 def _artifact_location(tracking: Mapping[str, Any]) -> str | None:

@@ -1,0 +1,113 @@
+"""A new SQLite MLflow store is whole or absent (#27 item 7): a disk that fills while the store
+is first created leaves no store, and a half-made store from before is refused in one line.
+
+The full disk is a real tmpfs (``tests/disks.py``); the half-made store is the one MLflow itself
+leaves when its migration runs out of space.
+"""
+
+import shutil
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.launch.preflight import check_tracking
+from sparring.runtime.errors import one_line
+from sparring.runtime.sqlite_store import BrokenStore
+from sparring.runtime.tracking import open_store
+from tests.disks import small_disk
+
+TOUCH = (
+    "from mlflow.tracking import MlflowClient; import sys; "
+    "MlflowClient(tracking_uri=sys.argv[1]).search_experiments(max_results=1)"
+)
+
+
+def test_a_disk_that_fills_during_creation_leaves_no_store_and_a_rerun_creates_it(tmp_path):
+    with small_disk(tmp_path / "disk", size_kib=2048, free_kib=400) as disk:  # a store: ~930 KiB
+        uri = f"sqlite:///{disk / 'mlflow.db'}"
+        with pytest.raises(Exception) as raised:
+            open_store(uri)
+        assert "disk is full" in one_line(raised.value) or "no space" in one_line(raised.value)
+        assert sorted(p.name for p in disk.iterdir()) == [".filler", "mlflow.db.lock"]
+        (disk / ".filler").unlink()
+        check_tracking(uri)
+        client = open_store(uri)
+        assert [e.name for e in client.search_experiments()] == ["Default"]
+
+
+def test_a_half_made_store_is_refused_in_one_line_before_any_work(tmp_path):
+    # What MLflow alone leaves when its migration of a new store is stopped by a full disk
+    # twice (a disk too small for a whole store: 600 KiB against ~930): a table half copied.
+    with small_disk(tmp_path / "disk", size_kib=600, free_kib=400) as disk:
+        uri = f"sqlite:///{disk / 'mlflow.db'}"
+        for _ in range(2):
+            subprocess.run([sys.executable, "-c", TOUCH, uri], capture_output=True, check=False)
+            (disk / ".filler").unlink(missing_ok=True)
+        broken = tmp_path / "mlflow.db"
+        shutil.copy(disk / "mlflow.db", broken)
+    uri = f"sqlite:///{broken}"
+    for attempt in (lambda: check_tracking(uri), lambda: open_store(uri)):
+        with pytest.raises(BrokenStore) as raised:
+            attempt()
+        line = one_line(raised.value)
+        assert "is a half-made MLflow store" in line and "holds no runs" in line
+        assert f"mv {broken} {broken}.broken" in line and "\n" not in line
+    # the recovery it names works
+    broken.rename(tmp_path / "mlflow.db.broken")
+    check_tracking(uri)
+    assert MlflowClient(uri).search_experiments()[0].name == "Default"
+
+
+REOPEN = """
+import sys
+from sparring.runtime.errors import one_line
+from sparring.runtime.tracking import open_store
+try:
+    open_store(sys.argv[1])
+except Exception as exc:
+    print(type(exc).__name__, one_line(exc))
+"""
+
+
+def _reopen(uri: str) -> str:
+    """What ``open_store(uri)`` raises in a new process (MLflow migrates a store only on a
+    process's first use of it): the exception's class and its one line."""
+    done = subprocess.run(
+        [sys.executable, "-c", REOPEN, uri], capture_output=True, text=True, timeout=120
+    )
+    return done.stdout.strip()
+
+
+def test_a_migration_that_trips_over_a_half_done_one_is_refused_in_one_line(tmp_path):
+    # The issue's own case: the store's version is from before the webhooks migration, whose
+    # table is there already, and a later table is missing (so MLflow migrates on first use)
+    db = tmp_path / "mlflow.db"
+    uri = f"sqlite:///{db}"
+    open_store(uri)
+    with sqlite3.connect(db) as con:
+        con.execute("update alembic_version set version_num = 'de4033877273'")
+        con.execute("drop table secrets")
+    line = _reopen(uri)
+    assert (
+        line.startswith("BrokenStore ")
+        and "its migration fails" in line
+        and "table webhooks already exists" in line
+    )
+    assert f"mv {db} {db}.broken" in line
+
+
+def test_a_store_of_an_older_mlflow_is_one_line_naming_the_upgrade(tmp_path):
+    db = tmp_path / "mlflow.db"
+    uri = f"sqlite:///{db}"
+    open_store(uri)
+    with sqlite3.connect(db) as con:
+        con.execute("update alembic_version set version_num = 'de4033877273'")
+    line = _reopen(uri)
+    assert (
+        line.startswith("OutdatedStore ")
+        and "made by an older MLflow" in line
+        and f"mlflow db upgrade {uri}" in line
+    )
