@@ -37,12 +37,13 @@ S3_CREDENTIALS = {
 
 
 @contextmanager
-def mlflow_server(root: Path) -> Iterator[str]:
-    """An ``mlflow server`` on a free 127.0.0.1 port over a sqlite store in ``root``; yields its
-    URL and ends it (by its process group) afterwards."""
+def mlflow_server(root: Path, port: int | None = None) -> Iterator[str]:
+    """An ``mlflow server`` on 127.0.0.1 (``port``, else a free one) over a sqlite store in
+    ``root``; yields its URL and ends it (by its process group) afterwards. The same ``root``
+    and ``port`` again is the same server restarted."""
     root.mkdir(parents=True, exist_ok=True)
-    port = free_port()
-    log = open(root / "server.log", "w")  # noqa: SIM115 (closed in the finally below)
+    port = port or free_port()
+    log = open(root / "server.log", "a")  # noqa: SIM115 (closed in the finally below)
     proc = subprocess.Popen(
         [
             str(BIN / "mlflow"),

@@ -119,6 +119,9 @@ def _one_line(exc: BaseException) -> str | None:
     full = _disk_full(exc)
     if full is not None:
         return full
+    lost = _server_lost(exc)
+    if lost is not None:
+        return lost
     if isinstance(exc, MissingConfigException):
         return _missing_option(exc)
     if isinstance(exc, OverrideParseException):
@@ -153,6 +156,22 @@ def _disk_full(exc: BaseException) -> str | None:
             )
         seen = seen.__cause__ or seen.__context__
     return None
+
+
+def _server_lost(exc: BaseException) -> str | None:
+    """One line for an MLflow server that did not answer a call made outside a run's outbox
+    (a registry read, a claim), else None."""
+    from sparring.runtime.outbox import unreachable
+    from sparring.runtime.redact import redact_url
+
+    if not unreachable(exc):
+        return None
+    url = re.search(r"API request to (\S+)", str(exc))
+    where = redact_url(url.group(1)) if url else "the tracking server"
+    return (
+        f"the MLflow server does not answer ({where}); start it or check tracking.uri, then "
+        "run the same command again"
+    )
 
 
 def _unknown_key(exc: Any) -> str:

@@ -20,7 +20,7 @@ import socket
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from mlflow.tracking import MlflowClient
 from omegaconf import OmegaConf
 
 from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
+from sparring.runtime.outbox import Outbox, TrackingLost
 from sparring.runtime.params import is_infrastructure, short_names, short_value
 from sparring.runtime.progress import StopRun
 from sparring.runtime.provenance import (
@@ -129,6 +130,16 @@ def open_store(uri: str) -> MlflowClient:
     return MlflowClient(tracking_uri=uri)
 
 
+def bound_http_requests(tracking: Mapping[str, Any]) -> None:
+    """Bound each request of MLflow's REST client in this process (and the Ray workers it
+    starts) by ``tracking.http_retries`` and ``tracking.http_timeout_s``: MLflow's own default
+    (7 retries, backoff factor 2, 120 s timeouts) holds a driver about 4 minutes per write to a
+    server that went away. What could not be sent waits in the run's ``Outbox``."""
+    os.environ["MLFLOW_HTTP_REQUEST_MAX_RETRIES"] = str(tracking.get("http_retries", 2))
+    os.environ["MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR"] = "1"
+    os.environ["MLFLOW_HTTP_REQUEST_TIMEOUT"] = str(tracking.get("http_timeout_s", 15))
+
+
 def _create(uri: str) -> None:
     """Create the tables of a new SQLite store at ``uri`` (the client's store does on its first
     use), then close its connections: the file is renamed next."""
@@ -162,37 +173,46 @@ def _whole(write: Callable[..., None]) -> Callable[..., None]:
 
 class RunLogger:
     """Writes to one MLflow run through batched calls; a terminating signal waits for the
-    write in progress to finish (``signals.deferred``)."""
+    write in progress to finish (``signals.deferred``). A server that stops answering does not
+    stop the work: its writes are kept in order and sent when it answers (``outbox``)."""
 
-    def __init__(self, client: MlflowClient, run_id: str, experiment_id: str) -> None:
+    def __init__(
+        self, client: MlflowClient, run_id: str, experiment_id: str, outbox: Outbox | None = None
+    ) -> None:
         self.client = client
         self.run_id = run_id
         self.experiment_id = experiment_id
+        self.outbox = outbox or Outbox(client.tracking_uri)
+
+    def _batches(self, items: list[Any], size: int, kind: str) -> None:
+        """``items`` (params or metrics, as ``kind`` says) in batches of ``size``, each one
+        write of the outbox."""
+        for i in range(0, len(items), size):
+            batch: dict[str, Any] = {kind: items[i : i + size]}
+            self.outbox.send(functools.partial(self.client.log_batch, self.run_id, **batch))
 
     @_whole
     def log_params(self, params: Mapping[str, Any]) -> None:
         items = [Param(k, str(v)[:_MAX_PARAM_LEN]) for k, v in params.items()]
-        for i in range(0, len(items), _PARAM_BATCH):
-            self.client.log_batch(self.run_id, params=items[i : i + _PARAM_BATCH])
+        self._batches(items, _PARAM_BATCH, "params")
 
     @_whole
     def log_metrics(self, metrics: Mapping[str, float], step: int = 0) -> None:
         now = int(time.time() * 1000)
         items = [Metric(k, float(v), now, step) for k, v in metrics.items()]
-        for i in range(0, len(items), _BATCH):
-            self.client.log_batch(self.run_id, metrics=items[i : i + _BATCH])
+        self._batches(items, _BATCH, "metrics")
 
     @_whole
     def log_metric_series(self, name: str, values: list[float], start_step: int = 0) -> None:
         """One metric over many steps (e.g. a fitness curve) in batched calls."""
         now = int(time.time() * 1000)
         items = [Metric(name, float(v), now, start_step + i) for i, v in enumerate(values)]
-        for i in range(0, len(items), _BATCH):
-            self.client.log_batch(self.run_id, metrics=items[i : i + _BATCH])
+        self._batches(items, _BATCH, "metrics")
 
     @_whole
     def set_tags(self, tags: Mapping[str, Any]) -> None:
-        self.client.log_batch(self.run_id, tags=[RunTag(k, str(v)) for k, v in tags.items()])
+        items = [RunTag(k, str(v)) for k, v in tags.items()]
+        self.outbox.send(lambda: self.client.log_batch(self.run_id, tags=items))
 
     @_whole
     def log_artifact(
@@ -200,12 +220,16 @@ class RunLogger:
     ) -> None:
         """Copy a file (local, or on an object store) into the run's artifacts."""
         where = locate(path)
-        with tempfile.TemporaryDirectory() as tmp:
-            self.client.log_artifact(self.run_id, str(where.download(tmp)), artifact_path)
+
+        def upload() -> None:
+            with tempfile.TemporaryDirectory() as tmp:
+                self.client.log_artifact(self.run_id, str(where.download(tmp)), artifact_path)
+
+        self.outbox.send(upload)
 
     @_whole
     def log_text(self, text: str, artifact_file: str) -> None:
-        self.client.log_text(self.run_id, text, artifact_file)
+        self.outbox.send(lambda: self.client.log_text(self.run_id, text, artifact_file))
 
     @_whole
     def log_dataset(
@@ -224,7 +248,24 @@ class RunLogger:
             profile=json.dumps(profile, default=str) if profile else None,
         )
         tags = [InputTag(key="mlflow.data.context", value=context)]
-        self.client.log_inputs(self.run_id, datasets=[DatasetInput(dataset, tags)])
+        inputs = [DatasetInput(dataset, tags)]
+        self.outbox.send(lambda: self.client.log_inputs(self.run_id, datasets=inputs))
+
+    @_whole
+    def set_tag(self, key: str, value: Any) -> None:
+        self.set_tags({key: value})
+
+    def end(self, status: str) -> None:
+        """Mark the run ended with ``status``, after every record kept for the server;
+        ``TrackingLost`` (one line) when the server still does not answer."""
+        self.outbox.send(lambda: self.client.set_terminated(self.run_id, status=status))
+        self.outbox.close()
+
+    def end_quietly(self, status: str) -> None:
+        """``end``, on the way out of a run that failed or was stopped: a server that does
+        not answer then adds nothing to the error already on its way."""
+        with suppress(TrackingLost):
+            self.end(status)
 
     @property
     def url_hint(self) -> str:
@@ -348,6 +389,7 @@ def tracked_run(
     tracking = dict(conf.get("tracking") or {})
     uri = tracking.get("uri") or DEFAULT_TRACKING_URI
     mlflow.set_tracking_uri(uri)
+    bound_http_requests(tracking)
     client = open_store(uri)
     exp_id = experiment_id(client, tracking.get("experiment") or pipeline, tracking)
     body = {k: v for k, v in conf.items() if k not in ("tracking", "hydra")}
@@ -377,7 +419,7 @@ def tracked_run(
     run = client.create_run(exp_id, run_name=name, tags=all_tags)
     for orphan in close_orphans(client, exp_id, pipeline, run.info.run_id):
         print(f"marked run {orphan} KILLED: its driver process is gone")
-    logger = RunLogger(client, run.info.run_id, exp_id)
+    logger = RunLogger(client, run.info.run_id, exp_id, Outbox(uri))
     from sparring.runtime.parallel import code_used, nodes_used  # here: reading runs needs no Ray
 
     nodes_used(reset=True)
@@ -386,14 +428,14 @@ def tracked_run(
     try:
         yield logger
     except StopRun as stop:  # a scheduler ended it early: not a failure
-        client.set_tag(run.info.run_id, STOPPED_TAG, stop.reason)
-        client.set_terminated(run.info.run_id, status="KILLED")
+        logger.set_tag(STOPPED_TAG, stop.reason)
+        logger.end_quietly("KILLED")
         raise
     except KeyboardInterrupt:
-        client.set_terminated(run.info.run_id, status="KILLED")
+        logger.end_quietly("KILLED")
         raise
     except BaseException:
-        client.set_terminated(run.info.run_id, status="FAILED")
+        logger.end_quietly("FAILED")
         raise
     nodes = nodes_used()
     if nodes:  # where the run's tasks ran: a multi-node run shows its spread
@@ -401,4 +443,4 @@ def tracked_run(
         logger.set_tags({"ray_nodes": ",".join(sorted(n[:12] for n in nodes))})
     # where the driver and the task workers imported sparring from (a submitted job: its copy)
     logger.set_tags({"sparring_code": ",".join(sorted(code_used()))[:5000]})
-    client.set_terminated(run.info.run_id, status="FINISHED")
+    logger.end("FINISHED")
