@@ -18,6 +18,8 @@ from sparring.arena.agents import FirstAgent, make, parse
 from sparring.arena.play import play_game
 from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import AgentFault, Limits, Program, live_members, network_isolation
+from sparring.runtime.subreaper import descendants
+from sparring.runtime.subreaper import running as alive
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 FAST = Limits(move_s=1.0, start_s=5.0, memory_mb=100, cpu_s=30)
@@ -61,7 +63,7 @@ KINDS = {
     "deep_json": "garbage",
     "float_action": "illegal",
     "long_line": "long_line",
-    "fork_and_exit": "timeout",  # its child holds stdout open: no end of file, no answer
+    "fork_and_exit": "crash",  # it exits: its keeper ends the child it left at once
 }
 
 
@@ -97,23 +99,69 @@ def test_a_faulty_bot_forfeits_its_game_and_leaves_nothing_running(tmp_path, fau
     agent.close()
 
 
-def test_a_child_the_bot_forked_is_ended_with_its_group(tmp_path):
+def test_a_child_the_bot_forked_is_ended_when_the_bot_exits(tmp_path):
     program = Program(parse(bot(tmp_path, BODIES["fork_and_exit"])).argv, FAST, "forker")
     program.start()
     deadline = time.monotonic() + 5
     program.send({"type": "start"}, deadline)
     assert program.receive(deadline) == {"ready": True}
     program.send({"type": "act", "legal": [1]}, deadline)
-    with pytest.raises(AgentFault) as fault:  # the child keeps stdout open: no EOF, a timeout
-        program.receive(time.monotonic() + 1)
-    assert fault.value.kind == "timeout"
+    with pytest.raises(AgentFault) as fault:  # the end of its output is seen at once
+        program.receive(time.monotonic() + 5)
+    assert fault.value.kind == "crash" and "ended (exit status 0" in fault.value.detail
+    child = int(program._stderr.text().split()[-1])
+    assert not alive(child)  # its keeper ended the child it left holding stdout
     workdir = program.workdir
-    child = int(program._stderr.kept.decode().split()[-1])
-    pgid = program.pid
-    assert not group_gone(pgid)  # the forked child is still alive, in the bot's group
     program.close()
-    assert group_gone(pgid) and not workdir.exists()
-    assert child not in live_members(pgid)
+    assert not workdir.exists()
+
+
+DETACHES = (
+    "import subprocess\n"
+    "child = subprocess.Popen(['sleep', '300'], start_new_session=True)\n"
+    "sys.stderr.write(f'child {child.pid}\\n'); sys.stderr.flush()\n"
+    "say({'action': msg['legal'][0]})"
+)
+
+
+def test_a_keeper_killed_with_minus_9_takes_its_bot_with_it(tmp_path):
+    program = Program([sys.executable, "-c", "import time; time.sleep(3600)"], FAST, "sleeper")
+    program.start()
+    deadline = time.monotonic() + 5
+    while not descendants(program.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    [bot_pid] = descendants(program.pid)
+    os.kill(program.pid, signal.SIGKILL)
+    while alive(bot_pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not alive(bot_pid)
+    program.close()
+
+
+def test_a_child_in_a_session_of_its_own_is_ended_with_the_bot(tmp_path):
+    """#27 item 11: a process group is not the tree; the keeper ends what left the group."""
+    program = Program(parse(bot(tmp_path, DETACHES)).argv, FAST, "detacher")
+    program.start()
+    deadline = time.monotonic() + 5
+    program.send({"type": "start"}, deadline)
+    assert program.receive(deadline) == {"ready": True}
+    program.send({"type": "act", "legal": [1]}, deadline)
+    assert program.receive(deadline) == {"action": 1}
+    keeper = program.pid
+    [child] = [pid for pid in descendants(keeper) if _command(pid) == "sleep"]
+    assert os.getsid(child) == child  # it left the bot's session and group
+    program.close()
+    deadline = time.monotonic() + 5
+    while alive(child) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not alive(child)
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
 
 
 def test_a_bot_that_never_reads_cannot_block_the_arena(tmp_path):
@@ -202,7 +250,8 @@ def test_a_program_killed_from_outside_is_a_crash_with_its_signal(tmp_path):
     agent = ProgramAgent([sys.executable, str(EXAMPLES / "random_bot.py")], FAST, "victim")
     game = game_api.get("flagbots")
     agent.start({"game": "flagbots", "seat": 0, "players": 2, "seed": 0})
-    os.kill(agent.program.pid, signal.SIGKILL)
+    [program] = descendants(agent.program.pid)  # the bot itself, under its keeper
+    os.kill(program, signal.SIGKILL)
     with pytest.raises(AgentFault) as fault:
         agent.act(game.new_state(0).observation(0), [1, 2])
     assert fault.value.kind == "crash" and "SIGKILL" in fault.value.detail

@@ -1,7 +1,11 @@
 """The line protocol: a full game between our referee and our scientist, and bad lines."""
 
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +14,7 @@ from sparring.eleusis.decks import make_deck
 from sparring.eleusis.env import EleusisGame
 from sparring.eleusis.protocol import ProtocolError, parse_feedback, parse_guess, referee
 from sparring.eleusis.scientists import Scientist
+from sparring.runtime.subreaper import running as alive
 
 SCIENTIST = [sys.executable, "-m", "sparring.cli", "eleusis", "scientist"]
 
@@ -174,14 +179,16 @@ def test_non_utf8_output_ends_the_game_as_invalid():
     assert proc.returncode == 3 and "not UTF-8" in proc.stdout
 
 
-@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT"])
-def test_ending_the_referee_ends_the_scientist(tmp_path, how):
-    import os
-    import signal
-    import time
-
-    pid_file = tmp_path / "pid"
-    program = ["sh", "-c", f"echo $$ > {pid_file}; exec sleep 300"]
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"])
+def test_ending_the_referee_ends_the_scientist_and_all_it_started(tmp_path, how):
+    """#27 item 11: the scientist and a child it started in a session of its own (setsid)
+    are both gone after the referee ends, however it ends (a kill -9 included: the keeper
+    sees its starter gone)."""
+    pids = tmp_path / "pids"
+    program = [
+        "sh", "-c",
+        f"setsid sh -c 'echo $$ >> {pids}; exec sleep 300' & echo $$ >> {pids}; exec sleep 300",
+    ]  # fmt: skip
     ref = subprocess.Popen(
         [sys.executable, "-m", "sparring.cli", "eleusis", "referee", "--deck", "uniform",
          "--", *program],
@@ -190,28 +197,22 @@ def test_ending_the_referee_ends_the_scientist(tmp_path, how):
         text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 60
-    while not (pid_file.exists() and pid_file.read_text().strip()):
+    while not (pids.exists() and len(pids.read_text().split()) == 2):
         assert time.monotonic() < deadline, "the scientist never started"
         time.sleep(0.05)
-    scientist = int(pid_file.read_text())
+    started = [int(pid) for pid in pids.read_text().split()]
+    assert all(alive(pid) for pid in started)
     os.kill(ref.pid, getattr(signal, how))
     ref.wait(timeout=30)
-    time.sleep(0.2)
-    try:
-        os.kill(scientist, 0)
-    except ProcessLookupError:
-        return  # gone, as it should be
-    # a zombie waiting for its reaper has ended too
-    from pathlib import Path
-
-    state = Path(f"/proc/{scientist}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    assert state == "Z", f"the scientist {scientist} still runs after {how} to the referee"
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in started if alive(pid)]
+    assert not left, f"{left} still run after {how} to the referee"
 
 
 def readme_transcript() -> list[tuple[str, str]]:
     """The README's example game: (the program's line, the referee's line) per guess."""
-    from pathlib import Path
-
     text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     block = text.split("A real game (", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
     return [(line[:8].strip(), line[8:].strip()) for line in block.splitlines()]

@@ -17,13 +17,14 @@ credentials of the arena's own reach it), and with these limits (``Limits``):
   does); elsewhere it keeps the machine's network, which the README states.
 
 Every failure is an ``AgentFault`` with a ``kind`` (``crash``, ``timeout``, ``memory``,
-``garbage``, ``long_line``, ``closed``) and one line of detail. ``close`` ends every process of
-the group with SIGKILL (a child the program forked and left behind included) and reaps it.
+``garbage``, ``long_line``, ``closed``) and one line of detail. The program runs under a keeper
+(``runtime.subreaper``, which also applies the memory and CPU limits): ``close`` ends every
+process the program started, one that left the group for a session of its own included, and so
+does the arena's own death (a kill -9 of the process that runs it).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
 import os
@@ -38,6 +39,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from sparring.runtime import subreaper
 
 FAULT_KINDS = ("crash", "timeout", "memory", "garbage", "long_line", "closed", "illegal")
 
@@ -109,16 +112,6 @@ def live_members(pgid: int) -> list[int]:
     return alive
 
 
-def _limit_resources(limits: Limits) -> None:  # runs in the child between fork and exec
-    import resource
-
-    memory = limits.memory_mb << 20
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    cpu = max(1, int(limits.cpu_s))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-
 class _CappedLog:
     """A reader thread keeping the first ``cap`` bytes of a stream and counting the rest."""
 
@@ -166,15 +159,16 @@ class Program:
             "PYTHONUNBUFFERED": "1",
         }
         try:
+            subreaper.check_startable(self.argv)
+            memory, cpu = self.limits.memory_mb << 20, max(1, int(self.limits.cpu_s))
             self.proc = subprocess.Popen(
-                [*prefix, *self.argv],
+                [*prefix, *subreaper.command(self.argv, memory, cpu)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=self.workdir,
                 env=env,
                 start_new_session=True,
-                preexec_fn=functools.partial(_limit_resources, self.limits),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             self.close()
@@ -194,12 +188,10 @@ class Program:
         return "" if self._stderr is None else self._stderr.text()
 
     def close(self) -> None:
-        """End every process of the program's group (SIGKILL), reap it, remove its directory."""
+        """End every process the program started (its keeper kills them all), reap it,
+        remove its directory."""
         if self.proc is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            with contextlib.suppress(subprocess.TimeoutExpired):  # (a process in D state)
-                self.proc.wait(timeout=10)
+            subreaper.end(self.proc)
             deadline = time.monotonic() + 5  # a forked child dies on its own schedule
             while live_members(self.proc.pid) and time.monotonic() < deadline:
                 time.sleep(0.01)

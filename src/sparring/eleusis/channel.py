@@ -5,8 +5,9 @@ line (the first one ``start_timeout``: starting a program may mean compiling its
 never past the game's deadline; a line longer than ``max_line`` bytes or not UTF-8
 ends the game as invalid, quoting at most 80 characters of it. Writes never block: replies wait
 in a buffer while the program is not reading, and are sent whenever its input has room, so a
-program that writes guesses without reading the replies cannot deadlock the referee. ``close``
-ends the whole process group, whatever happened.
+program that writes guesses without reading the replies cannot deadlock the referee. The
+program runs under a keeper (``runtime.subreaper``): ``close`` ends everything it started, a
+child in a session of its own included, and so does the referee's own death, SIGKILL included.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import signal
 import subprocess
 import time
 from collections.abc import Sequence
+
+from sparring.runtime import subreaper
 
 QUOTE = 80  # characters of a bad line quoted in a message
 
@@ -47,11 +49,12 @@ class ScientistProcess:
         game_timeout: float | None = None,
         start_timeout: float = 60.0,
     ) -> None:
+        subreaper.check_startable(command)  # an OSError, as Popen of the program itself gives
         self.proc = subprocess.Popen(
-            list(command),
+            subreaper.command(command),  # close() ends all it starts, however it detaches
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            start_new_session=True,  # its own process group: close() ends all of it
+            start_new_session=True,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
@@ -100,18 +103,16 @@ class ScientistProcess:
             self._flush()
 
     def close(self) -> int | None:
-        """Close the program's input, give it a moment, then end its whole process group;
+        """Close the program's input, give it a moment, then end everything it started;
         returns its exit status (None if it had to be killed)."""
         self.input_open = False
         with contextlib.suppress(OSError):
             self.proc.stdin.close()  # type: ignore[union-attr]
         status = None
         with contextlib.suppress(subprocess.TimeoutExpired):
-            status = self.proc.wait(timeout=2)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, signal.SIGKILL)  # its children too
+            status = self.proc.wait(timeout=2)  # it ended: the keeper ended the rest
         if status is None:
-            status = self.proc.wait()
+            subreaper.end(self.proc)
         with contextlib.suppress(OSError):
             self.proc.stdout.close()  # type: ignore[union-attr]
         self.selector.close()

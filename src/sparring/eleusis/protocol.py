@@ -95,8 +95,9 @@ def run_referee(
 
     Never hangs: each move has ``move_timeout`` seconds, the first ``start_timeout`` (the program
     is starting), and the whole game ``game_timeout``;
-    lines are at most ``max_line`` bytes of UTF-8. The program's process group is ended on
-    every way out, SIGINT and SIGTERM to the referee included."""
+    lines are at most ``max_line`` bytes of UTF-8. Everything the program started is ended on
+    every way out: SIGINT, SIGTERM and SIGHUP to the referee included, and (by the program's
+    keeper, ``runtime.subreaper``) the referee's own death."""
     try:
         program = ScientistProcess(command, move_timeout, max_line, game_timeout, start_timeout)
     except OSError as exc:
@@ -119,16 +120,16 @@ def run_referee(
 
 
 def _terminate_as_interrupt():
-    """While refereeing, SIGTERM unwinds like Ctrl-C (so the program is ended too); returns a
-    function that puts the previous handler back."""
+    """While refereeing, SIGTERM and SIGHUP unwind like Ctrl-C (so the program is ended too);
+    returns a function that puts the previous handlers back."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
     def interrupt(signum, frame):
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    return lambda: signal.signal(signal.SIGTERM, previous)
+    previous = {sig: signal.signal(sig, interrupt) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    return lambda: [signal.signal(sig, handler) for sig, handler in previous.items()]
 
 
 def run_scientist(

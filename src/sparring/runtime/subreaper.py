@@ -1,0 +1,217 @@
+"""An outside program's whole process tree, ended together: nothing it starts outlives it.
+
+A process group is not enough: a program may start a child in a session of its own
+(``setsid``), and a referee killed by SIGHUP or SIGKILL never gets to end anything. So every
+outside program (an Eleusis scientist, an arena agent) runs under a small keeper, this file run
+as a script by the same Python with only the standard library (``python -I -S``, about 20 ms):
+
+- the keeper makes itself the *child subreaper* of its subtree
+  (``prctl(PR_SET_CHILD_SUBREAPER)``): whatever the program starts, however it detaches, stays
+  a descendant of the keeper instead of passing to PID 1;
+- it starts the program (its stdin, stdout and stderr are the keeper's own; the keeper keeps
+  none of them open, so the caller sees the end of the output when the program's tree ends)
+  with the resource limits it was given;
+- it ends the whole tree with SIGKILL, reaps it, and exits with the program's own status (a
+  program killed by a signal: the keeper dies by the same signal) when the program exits, when
+  it is sent SIGTERM, SIGHUP or SIGINT (``end`` sends SIGTERM), or when the process that started
+  it is gone (polled every ``POLL_S``): a referee killed with -9 leaves nothing behind;
+- a keeper itself killed with -9 takes the program with it (``PR_SET_PDEATHSIG``), though not
+  what the program started.
+
+    python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] -- program [args...]
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PR_SET_CHILD_SUBREAPER = 36
+POLL_S = 0.5
+_STOP = {signal.SIGTERM, signal.SIGHUP, signal.SIGINT}
+_WATCHED = {signal.SIGCHLD, *_STOP}
+
+
+def command(
+    argv: Sequence[str], memory_bytes: int | None = None, cpu_s: int | None = None
+) -> list[str]:
+    """The command line that runs ``argv`` under a keeper (with an address-space limit of
+    ``memory_bytes`` and a CPU-time limit of ``cpu_s`` seconds on the program, when given)."""
+    keeper = [sys.executable, "-I", "-S", os.path.abspath(__file__)]
+    if memory_bytes is not None:
+        keeper += ["--memory", str(memory_bytes)]
+    if cpu_s is not None:
+        keeper += ["--cpu", str(cpu_s)]
+    return [*keeper, "--", *argv]
+
+
+def check_startable(argv: Sequence[str]) -> None:
+    """Raise ``FileNotFoundError`` when ``argv[0]`` is no program that can be run (as
+    ``subprocess.Popen`` would, had it started the program itself, not its keeper)."""
+    if not argv or shutil.which(argv[0]) is None:
+        name = argv[0] if argv else ""
+        raise FileNotFoundError(errno.ENOENT, "no such program (or not executable)", name)
+
+
+def end(proc: subprocess.Popen, grace_s: float = 5.0) -> int:
+    """End a program started with ``command`` and everything it started; its exit status.
+    The keeper is asked (SIGTERM) and given ``grace_s``; a keeper that does not finish in time
+    is killed with its whole process group."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        try:
+            return proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    return proc.wait()
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, ended and waiting to be reaped, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except (OSError, IndexError):
+        return False
+
+
+def descendants(root: int) -> list[int]:
+    """The live descendants of process ``root`` (zombies not counted), read from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields[0] not in ("Z", "X"):
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    found, frontier = [], [root]
+    while frontier:
+        for pid in children.get(frontier.pop(), []):
+            found.append(pid)
+            frontier.append(pid)
+    return found
+
+
+def _kill_tree() -> dict[int, int]:
+    """SIGKILL every descendant of this keeper until none is left (one may fork meanwhile);
+    the wait statuses of the children reaped on the way."""
+    ended: dict[int, int] = {}
+    for _ in range(50):
+        alive = descendants(os.getpid())
+        if not alive:
+            break
+        for pid in alive:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        ended.update(_reap(block_s=0.05))
+    ended.update(_reap())
+    return ended
+
+
+def _reap(block_s: float = 0.0) -> dict[int, int]:
+    """Reap every child that has ended (waiting up to ``block_s`` for a first one): pid ->
+    wait status."""
+    ended: dict[int, int] = {}
+    deadline = time.monotonic() + block_s
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return ended
+        if pid:
+            ended[pid] = status
+            continue
+        if ended or time.monotonic() >= deadline:
+            return ended
+        time.sleep(0.005)
+
+
+def _start(argv: list[str], memory: int | None, cpu: int | None, libc: ctypes.CDLL) -> int:
+    pid = os.fork()
+    if pid:
+        return pid
+    try:  # the program: default signal dispositions, the limits, then exec
+        # a keeper killed with -9 cannot end the tree: the program then dies with it
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _WATCHED)
+        for sig in (signal.SIGPIPE, signal.SIGXFSZ, *_STOP):
+            signal.signal(sig, signal.SIG_DFL)
+        import resource
+
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if cpu is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        os.write(2, f"cannot start {argv[0]}: {exc.strerror or exc}\n".encode())
+    finally:
+        os._exit(127)
+
+
+def _exit_as(status: int | None) -> None:
+    """Exit with the program's wait ``status``: its exit code, or death by its signal."""
+    if status is None:
+        os._exit(137)
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):  # those two have no handler to reset
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+        os.kill(os.getpid(), sig)
+    os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def main(args: list[str]) -> None:
+    memory = cpu = None
+    while args and args[0] != "--":
+        option, value, *args = args
+        if option == "--memory":
+            memory = int(value)
+        elif option == "--cpu":
+            cpu = int(value)
+        else:
+            sys.exit(f"subreaper: unknown option {option}")
+    argv = args[1:]
+    if not argv:
+        sys.exit("subreaper: no program given (after --)")
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        sys.exit(f"subreaper: prctl: {os.strerror(ctypes.get_errno())}")
+    starter = os.getppid()
+    signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED)
+    program = _start(argv, memory, cpu, libc)
+    # the program has the streams now: holding them open would hide the end of its output
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    status: int | None = None
+    while True:
+        info = signal.sigtimedwait(_WATCHED, POLL_S)
+        status = _reap().get(program, status)
+        stopped = info is not None and info.si_signo in _STOP
+        if stopped or status is not None or os.getppid() != starter:
+            break
+    status = _kill_tree().get(program, status)
+    _exit_as(status)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
