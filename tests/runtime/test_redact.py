@@ -57,3 +57,30 @@ def test_a_run_records_no_secret_anywhere(ray_session, pipeline_config, tmp_path
         assert secret.encode() not in recorded, secret
         assert secret not in printed.out + printed.err, secret
     assert b"http://***@127.0.0.1:18700/s3?***" in recorded
+
+
+def test_a_pipeline_run_from_the_command_line_leaves_no_secret_in_any_file_or_stream(tmp_path):
+    """#27 item 6 through Hydra: its own files (``outputs/.../.hydra/``: the config, the
+    overrides, its config) and everything printed, besides the store and the artifacts."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    endpoint = "http://u:HOOKPASS@127.0.0.1:18700/s3?token=SECRETTOKEN"
+    done = subprocess.run(
+        [sys.executable, str(root / "pipelines" / "equity.py"), "trials=100", "opponents=[1]",
+         "classes=[AA]", "output=p.parquet", f"storage.endpoint='{endpoint}'"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    hydra_files = list(tmp_path.glob("outputs/*/*/.hydra/*.yaml"))
+    assert {p.name for p in hydra_files} >= {"config.yaml", "overrides.yaml", "hydra.yaml"}
+    for secret in SECRETS:
+        assert secret not in done.stdout + done.stderr, secret
+        for path in tmp_path.rglob("*"):
+            if path.is_file():
+                assert secret.encode() not in path.read_bytes(), (secret, path)
+    assert (
+        "http://***@127.0.0.1:18700/s3?***"
+        in (hydra_files[0].parent / "overrides.yaml").read_text()
+    )

@@ -15,6 +15,7 @@ from mlflow.tracking import MlflowClient
 from sparring.champions.decisions import decisions
 from sparring.reporting.console import print_table
 from sparring.reporting.runs import latest_top_level
+from sparring.runtime.redact import redact_url
 
 # Headline metrics per pipeline (experiment name), as MLflow names or fnmatch patterns.
 HEADLINES: dict[str, tuple[str, ...]] = {
@@ -82,9 +83,10 @@ def results(tracking_uri: str = "sqlite:///mlflow.db") -> str:
         if run is not None:
             rows.append([name, run.info.run_id[:8], "; ".join(_pick(run.data.metrics, patterns))])
     if not rows:
-        print(f"no finished pipeline runs in {tracking_uri}")
+        print(f"no finished pipeline runs in {redact_url(tracking_uri)}")
         return ""
-    text = print_table(f"Latest results ({tracking_uri})", ["pipeline", "run", "headline"], rows)
+    title = f"Latest results ({redact_url(tracking_uri)})"
+    text = print_table(title, ["pipeline", "run", "headline"], rows)
     held = champions(client)
     if held:
         text += print_table("Registered champions", ["model", "alias", "version", "run"], held)
@@ -102,7 +104,7 @@ def retrain_history(
     client = MlflowClient(tracking_uri)
     runs = decisions(client, experiment, model)
     if not runs:
-        print(f"no retrain decisions in experiment {experiment!r} of {tracking_uri}")
+        print(f"no retrain decisions in experiment {experiment!r} of {redact_url(tracking_uri)}")
         return ""
     rows = []
     for run in runs:
@@ -127,7 +129,7 @@ def retrain_history(
             ]
         )
     return print_table(
-        f"Retrain decisions ({experiment}, {tracking_uri})",
+        f"Retrain decisions ({experiment}, {redact_url(tracking_uri)})",
         ["started (UTC)", "id", "model", "decision", "edge bb/100", "interval", "champion", "run"],
         rows,
     )

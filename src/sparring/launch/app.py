@@ -24,6 +24,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, TypeAlias
 
 from sparring.config.objective import objective_value
@@ -89,6 +90,7 @@ def launch(
         # Errors are reported here, not after Hydra's job wrapper, which would print a line of
         # its own ("Error executing job ...") before ours.
         with _reported():
+            _redact_hydra_files()
             config: Any = to_typed(cfg)
             typed.append(config)
             tracking = getattr(config, "tracking", None)
@@ -117,6 +119,26 @@ def launch(
         print(hint, file=sys.stderr)
         sys.exit(stop.exit_status if isinstance(stop, Terminated) else EXIT_INTERRUPTED)
     sys.exit(resolve(exit_status)(results[0]) if exit_status and len(results) == 1 else 0)
+
+
+def _redact_hydra_files() -> None:
+    """Hydra writes the job's config, its own config and the overrides into the job's output
+    directory (``outputs/<date>/<time>/.hydra/``) before the task runs; rewrite them with
+    every URL's credentials and query redacted, as everything Sparring records is."""
+    from hydra.core.hydra_config import HydraConfig
+
+    from sparring.runtime.redact import redact_text
+
+    hydra_cfg = HydraConfig.get()
+    if not hydra_cfg.output_subdir:
+        return
+    for path in (Path(hydra_cfg.runtime.output_dir) / hydra_cfg.output_subdir).glob("*.yaml"):
+        text = path.read_text()
+        clean = redact_text(text)
+        if clean != text:
+            tmp = path.with_name(f".{path.name}.tmp")
+            tmp.write_text(clean)
+            os.replace(tmp, path)
 
 
 @contextmanager

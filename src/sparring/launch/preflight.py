@@ -16,6 +16,7 @@ from typing import Any
 
 from sparring.runtime.config import close_names
 from sparring.runtime.errors import ConfigError, UsageError
+from sparring.runtime.redact import redact_url
 from sparring.runtime.sqlite_store import refuse_half_made
 
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -71,7 +72,8 @@ def _check_http(uri: str, timeout_s: float) -> None:
         return  # something answered: MLflow will say more if it is not an MLflow server
     except (urllib.error.URLError, OSError, ValueError) as exc:
         reason = getattr(exc, "reason", exc)
-        raise TrackingError(f"tracking.uri={uri}: no MLflow server answers ({reason})") from None
+        shown = redact_url(uri)
+        raise TrackingError(f"tracking.uri={shown}: no MLflow server answers ({reason})") from None
 
 
 def check_readable_store(uri: str, experiment: str | None, metrics: list[str]) -> None:

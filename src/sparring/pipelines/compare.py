@@ -38,6 +38,7 @@ from sparring.runtime.config import close_names
 from sparring.runtime.errors import ConfigError, UsageError
 from sparring.runtime.params import is_infrastructure, short_names, short_value
 from sparring.runtime.parent_runs import PARENT_TAG, SWEEP_ID_TAG, SWEPT_TAG
+from sparring.runtime.redact import redact_url
 from sparring.runtime.storage import Location, locate
 
 __all__ = ["Comparison", "compare", "run", "short_names", "short_run_name"]
@@ -108,7 +109,8 @@ def _search(
             raise ConfigError(
                 "experiment",
                 experiment,
-                f"an experiment in {client.tracking_uri}: one of {', '.join(names) or 'none'}",
+                f"an experiment in {redact_url(client.tracking_uri)}: "
+                f"one of {', '.join(names) or 'none'}",
             )
         experiment_ids = [exp.experiment_id]
     try:

@@ -50,6 +50,7 @@ from sparring.poker.deals import DealSet
 from sparring.reporting.console import console
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import UsageError
+from sparring.runtime.redact import redact_url
 from sparring.runtime.tracking import open_store
 from sparring.services.dealsets import open_deal_set
 from sparring.services.frame import Session, pipeline_session
@@ -116,7 +117,7 @@ def _notify(job: RetrainConfig, payload: dict[str, Any], session: Session | None
     url = job.notify.url or os.environ.get(NOTIFY_URL_ENV)
     if not url:
         return
-    payload = {**payload, "tracking_uri": job.tracking.uri}
+    payload = {**payload, "tracking_uri": redact_url(job.tracking.uri)}  # the hook sees no secret
     error = post_json(url, payload, job.notify.timeout_s)
     if error:
         console.print(f"[yellow]warning:[/yellow] notification failed: {error}")

@@ -32,6 +32,7 @@ from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.parent_runs import create_parent
 from sparring.runtime.ray_session import init_ray, job_page
+from sparring.runtime.redact import redact_url
 from sparring.runtime.tracking import (
     ENDED_TAG,
     STOPPED_TAG,
@@ -426,7 +427,7 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
             "importance: "
             + ", ".join(f"{k} {v:.2f}" for k, v in sorted(scores.items(), key=lambda kv: -kv[1]))
         )
-    console.print(f"[bold]MLflow parent run:[/bold] {parent} in {job.tracking.uri}")
+    console.print(f"[bold]MLflow parent run:[/bold] {parent} in {redact_url(job.tracking.uri)}")
     if page := job_page():  # a search submitted as a Ray job: its page on the dashboard
         console.print(f"[bold]Ray job:[/bold] {page}", soft_wrap=True)
     return {

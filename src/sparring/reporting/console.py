@@ -16,6 +16,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from sparring.runtime.redact import redact_url, redact_value
 from sparring.runtime.storage import Location
 
 DEFAULT_WIDTH = 140  # piped output (make run, CI, log files) without COLUMNS
@@ -221,7 +222,8 @@ def print_locations(
     to open the MLflow UI and, for a run inside a Ray job, the dashboard's page of the job."""
     for name, path in outputs.items():
         shown = path.display() if isinstance(path, Location) else path
-        console.print(f"[bold]{name}:[/bold] {shown}")
+        console.print(f"[bold]{name}:[/bold] {redact_value(shown)}")
+    tracking_uri = redact_url(tracking_uri)  # a password or token is never printed
     console.print(f"[bold]MLflow run:[/bold] {run_id} in {tracking_uri}")
     if tracking_uri.startswith("sqlite"):
         console.print(f"  open the UI with: mlflow ui --backend-store-uri {tracking_uri}")

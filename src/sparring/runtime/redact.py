@@ -34,6 +34,14 @@ def redact_url(url: str) -> str:
     return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", "")) + query
 
 
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"]+")
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every URL in it redacted (``redact_url``), the rest unchanged."""
+    return _URL_IN_TEXT.sub(lambda m: redact_url(m.group(0)), text)
+
+
 def redact_value(value: Any) -> Any:
     """A value as it may be recorded: URLs redacted, mappings and lists walked, the rest kept."""
     if isinstance(value, str):
