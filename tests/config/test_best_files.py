@@ -92,3 +92,21 @@ def test_the_pipeline_refuses_a_cut_best_file_in_one_line(tmp_path):
         "(cut short?); run the search again (resume=true writes the file anew) or delete the file"
     ]
     assert done.stdout == "" and not (tmp_path / "outputs").exists()  # before Hydra ran
+
+
+def test_another_searchs_file_or_one_missing_a_key_is_refused_before_hydra(tmp_path):
+    """The file proves which search wrote it and which keys it must hold: a copy of t1's file
+    named t2, and a file re-sealed after a key was taken out, are refused in one line."""
+    whole = best_file(tmp_path, "t1")
+    searchpath = f"hydra.searchpath=[file://{tmp_path}]"
+    (tmp_path / "best" / "t2.yaml").write_bytes(whole.read_bytes())
+    with pytest.raises(UsageError) as copied:
+        check_best_files(ROOT / "conf", ["+best=t2", searchpath])
+    assert "holds the best config of search 't1', not of 't2'" in str(copied.value)
+    assert "use +best=t1" in str(copied.value)
+    text = unseal(whole.read_bytes(), "t1", "")
+    assert "# keys: deals.heldout,deals.train,ga.generations,ga.p_mutation,ga.population" in text
+    cut = "".join(line for line in text.splitlines(True) if "p_mutation: " not in line)
+    whole.write_text(seal(cut))  # whole and sealed, but without a key its search set
+    with pytest.raises(UsageError, match=r"\+best=t1: .* lacks ga\.p_mutation, which its search"):
+        check_best_files(ROOT / "conf", ["+best=t1", searchpath])

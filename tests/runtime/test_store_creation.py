@@ -86,10 +86,11 @@ def test_a_migration_that_trips_over_a_half_done_one_is_refused_in_one_line(tmp_
     # table is there already, and a later table is missing (so MLflow migrates on first use)
     db = tmp_path / "mlflow.db"
     uri = f"sqlite:///{db}"
-    open_store(uri)
+    assert _reopen(uri) == ""  # made by another process: this one holds no connection to it
     with sqlite3.connect(db) as con:
         con.execute("update alembic_version set version_num = 'de4033877273'")
         con.execute("drop table secrets")
+    con.close()  # (a connection's with-block commits; it does not close)
     line = _reopen(uri)
     assert (
         line.startswith("BrokenStore ")
@@ -102,7 +103,7 @@ def test_a_migration_that_trips_over_a_half_done_one_is_refused_in_one_line(tmp_
 def test_a_store_of_an_older_mlflow_is_one_line_naming_the_upgrade(tmp_path):
     db = tmp_path / "mlflow.db"
     uri = f"sqlite:///{db}"
-    open_store(uri)
+    assert _reopen(uri) == ""  # made by another process: this one holds no connection to it
     with sqlite3.connect(db) as con:
         con.execute("update alembic_version set version_num = 'de4033877273'")
     line = _reopen(uri)
@@ -111,3 +112,57 @@ def test_a_store_of_an_older_mlflow_is_one_line_naming_the_upgrade(tmp_path):
         and "made by an older MLflow" in line
         and f"mlflow db upgrade {uri}" in line
     )
+
+
+HOLDER = """
+import sqlite3, sys, time
+con = sqlite3.connect(sys.argv[1])
+print("open", flush=True)
+sys.stdin.readline()  # the migration goes on until the test says
+con.execute("drop table _alembic_tmp_tags")
+con.commit()
+"""
+
+
+def test_a_store_another_process_is_migrating_is_waited_for_not_refused(tmp_path):
+    """Found by the suite: a driver's check ran while another process (an MLflow client
+    outside Sparring's lock) migrated the new store, saw alembic's temporary table and refused
+    a store that was only being made. A store another process holds open is waited for."""
+    import threading
+
+    db = tmp_path / "mlflow.db"
+    uri = f"sqlite:///{db}"
+    with sqlite3.connect(db) as con:  # mid-migration, as alembic's batch mode leaves it
+        con.execute("create table experiments (id integer)")
+        con.execute("create table alembic_version (version_num text)")
+        con.execute("insert into alembic_version values ('de4033877273')")
+        con.execute("create table _alembic_tmp_tags (id integer)")
+    con.close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout.readline().strip() == "open"
+    outcome: list[str] = []
+    checker = threading.Thread(target=lambda: outcome.append(_checked(uri)), daemon=True)
+    checker.start()
+    checker.join(timeout=1.5)
+    assert checker.is_alive() and outcome == []  # it waits while the other process works
+    holder.communicate("done\n", timeout=30)  # the migration completes
+    checker.join(timeout=10)
+    assert outcome == ["ok"]
+    # the same file, now held by no one, is refused at once
+    with sqlite3.connect(db) as con:
+        con.execute("create table _alembic_tmp_tags (id integer)")
+    con.close()
+    assert "is a half-made MLflow store" in _checked(uri)
+
+
+def _checked(uri: str) -> str:
+    try:
+        check_tracking(uri)
+    except BrokenStore as exc:
+        return str(exc)
+    return "ok"

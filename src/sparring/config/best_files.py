@@ -4,8 +4,9 @@ reads it.
 A search writes ``best/<search-id>.yaml`` sealed (``runtime.sealed``: its last line is the
 digest of the rest). A file cut short (``head -c 150``) still parses as YAML, with fewer keys,
 and would run another config without a word; so every ``best=`` override is looked up here, in
-the configs' directory and in any ``hydra.searchpath`` given, and a file that is not whole is
-one line before anything runs. A name with no file is left to Hydra's own error.
+the configs' directory and in any ``hydra.searchpath`` given, and a file that is not whole, not
+the named search's own, or without a key its search set is one line before anything runs. A
+name with no file is left to Hydra's own error.
 """
 
 from __future__ import annotations
@@ -14,8 +15,11 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from sparring.runtime.errors import UsageError
 from sparring.runtime.sealed import unseal
 
+KEYS_LINE = "# keys: "  # the dotted keys the file must hold, as the search wrote them
+_SEARCH_LINE = re.compile(r"^# best of search (\S+):", re.MULTILINE)
 _BEST = re.compile(r"^\+{0,2}best(?:@\S+)?=(.+)$")  # +best=a, best@_global_=a, +best=a,b (-m)
 _SEARCHPATH = re.compile(r"^\+{0,2}hydra\.searchpath=\[(.*)\]$")
 REMEDY = "run the search again (resume=true writes the file anew) or delete the file"
@@ -52,5 +56,36 @@ def check_best_files(conf_dir: str | Path, overrides: Sequence[str]) -> None:
             for directory in search_dirs(conf_dir, overrides):
                 path = directory / "best" / f"{name}.yaml"
                 if path.is_file():
-                    unseal(path.read_bytes(), f"+best={name}: {path}", REMEDY)
+                    _check_whole(path, name)
                     break
+
+
+def _check_whole(path: Path, name: str) -> None:
+    """The file ``+best=<name>`` found at ``path`` is whole (its seal), is the best of search
+    ``name`` (not a copy of another search's file) and holds every key it names."""
+    what = f"+best={name}: {path}"
+    text = unseal(path.read_bytes(), what, REMEDY)
+    search = _SEARCH_LINE.search(text)
+    if search and search.group(1) != name:
+        raise UsageError(
+            f"{what} holds the best config of search {search.group(1)!r}, not of {name!r} "
+            f"(copied or renamed?); use +best={search.group(1)}, or run search {name} again"
+        )
+    named = [line for line in text.splitlines() if line.startswith(KEYS_LINE)]
+    if not named:
+        return  # written before files named their keys: the seal is the proof
+    import yaml  # here: only a file that names its keys needs parsing
+
+    held = _dotted(yaml.safe_load(text) or {})
+    missing = [key for key in named[0][len(KEYS_LINE) :].split(",") if key and key not in held]
+    if missing:
+        raise UsageError(f"{what} lacks {', '.join(missing)}, which its search set; {REMEDY}")
+
+
+def _dotted(tree: object, prefix: str = "") -> set[str]:
+    """Every dotted key of a nested mapping (``ga``, ``ga.p_mutation``, ...)."""
+    keys: set[str] = set()
+    if isinstance(tree, dict):
+        for key, value in tree.items():
+            keys |= {prefix + str(key)} | _dotted(value, f"{prefix}{key}.")
+    return keys

@@ -10,9 +10,11 @@ says how to recover.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,6 +24,7 @@ from sparring.runtime.errors import UsageError, first_line
 
 # What alembic's batch mode leaves when a migration of a SQLite table stops half way.
 _ALEMBIC_LEFTOVER = "_alembic_tmp_"
+MIGRATION_WAIT_S = 120.0  # how long a store another process has open may take to look whole
 # How SQLite words a migration step that finds the work of a half-done one.
 _HALF_MIGRATED = ("already exists", "no such table", "no such column", "duplicate column")
 
@@ -36,12 +39,19 @@ class OutdatedStore(UsageError):
 
 def create_whole(db: Path, migrate: Callable[[str], None]) -> None:
     """Make a new store at ``db``: ``migrate(uri)`` creates the tables in a temporary file
-    beside it, which then takes ``db``'s name. On any failure nothing is left under ``db``
-    (nor the temporary file) and the error is raised as it came."""
+    beside it, which then takes ``db``'s name unless a store has appeared there meanwhile. On
+    any failure nothing is left under ``db`` (nor the temporary file) and the error is raised
+    as it came."""
     tmp = db.with_name(f".{db.name}.{uuid.uuid4().hex[:8]}.creating")
     try:
         migrate(f"sqlite:///{tmp}")
-        os.replace(tmp, db)
+        # link, not rename: a store another process made meanwhile (an MLflow client outside
+        # Sparring's lock) is never replaced; the caller then opens that one
+        if db.exists() and db.stat().st_size == 0:
+            os.replace(tmp, db)  # an empty file holds nothing to keep
+        else:
+            with contextlib.suppress(FileExistsError):
+                os.link(tmp, db)
     finally:
         for leftover in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-journal", "-wal"))):
             leftover.unlink(missing_ok=True)
@@ -67,10 +77,44 @@ def half_made(db: Path) -> str | None:
     return None
 
 
+def _held_open_by_others(db: Path) -> list[int]:
+    """The other processes of this machine that have ``db`` open (read from /proc)."""
+    target = str(db.resolve())
+    holders = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            fds = os.listdir(f"/proc/{entry}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{entry}/fd/{fd}") == target:
+                    holders.append(int(entry))
+                    break
+            except OSError:
+                continue
+    return holders
+
+
+def _settled_half_made(db: Path, wait_s: float) -> str | None:
+    """``half_made(db)``, but a store another process has open may be in the middle of its
+    migration (an MLflow client outside Sparring migrates without our lock): what looks half
+    made is looked at again until no one else holds it, for up to ``wait_s``."""
+    deadline = time.monotonic() + wait_s
+    reason = half_made(db)
+    while reason is not None and time.monotonic() < deadline and _held_open_by_others(db):
+        time.sleep(0.2)
+        reason = half_made(db)
+    return reason
+
+
 def refuse_half_made(uri: str, db: Path, reason: str | None = None) -> None:
     """Raise ``BrokenStore`` (one line: what is wrong and how to recover) when ``db`` is half
-    made (or for ``reason``, when one is given)."""
-    reason = reason or half_made(db)
+    made (or for ``reason``, when one is given) and no other process is still making it."""
+    if reason is None:
+        reason = _settled_half_made(db, MIGRATION_WAIT_S)
     if reason is None:
         return
     raise BrokenStore(
@@ -99,8 +143,8 @@ def refused_if_half_migrated(uri: str, db: Path) -> Iterator[None]:
                 f"{old.group(1)}; this MLflow reads {old.group(2)}); back it up, then run "
                 f"`mlflow db upgrade {uri}`"
             ) from None
-        if not any(sign in text for sign in _HALF_MIGRATED):
-            raise
+        if not any(sign in text for sign in _HALF_MIGRATED) or _held_open_by_others(db):
+            raise  # (with another process in the store, two migrations may have collided)
         refuse_half_made(uri, db, f"its migration fails: {first_line(text)[:160]}")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from omegaconf import OmegaConf
 
+from sparring.config.best_files import KEYS_LINE
 from sparring.config.tune import ParamSpace
 from sparring.runtime.sealed import seal
 from sparring.tuning.space import nested, optuna_distributions
@@ -45,13 +46,16 @@ def write_best(
     """``conf/best/<search-id>.yaml``: a Hydra override file (``+best=<search-id>``) holding
     ``fixed`` (the keys every trial set: ``target.best_keys``) and the best trial's sampled
     ones, so it composes the config that trial ran. Written atomically and sealed
-    (``runtime.sealed``): a run given a file cut short or changed since is refused in one line
-    (``config.best_files``)."""
-    body = OmegaConf.to_yaml(OmegaConf.create(nested({**fixed, **record.params})))
+    (``runtime.sealed``), naming its search and the keys it must hold: a run given a file cut
+    short or changed since, another search's file under this name, or one missing a key, is
+    refused in one line (``config.best_files``)."""
+    keys = {**fixed, **record.params}
+    body = OmegaConf.to_yaml(OmegaConf.create(nested(keys)))
     text = (
         "# @package _global_\n"
         f"# best of search {search_id}: {objective} = {record.objective:+.6g} "
-        f"(trial {record.number})\n{body}"
+        f"(trial {record.number})\n"
+        f"{KEYS_LINE}{','.join(sorted(keys))}\n{body}"
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
