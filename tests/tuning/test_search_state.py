@@ -4,12 +4,15 @@ last objective."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.config import to_typed
 from sparring.runtime.config import to_container
-from sparring.runtime.errors import ConfigError, one_line
+from sparring.runtime.errors import ConfigError, UsageError, one_line
+from sparring.runtime.sealed import unseal
 from sparring.tuning import state
 from sparring.tuning.summary import TrialRecord
 from tests.configs import compose_config
@@ -43,9 +46,34 @@ def test_a_resume_without_the_preset_takes_the_stored_one():
 
 def test_the_state_file_round_trips(tmp_path):
     saved = saved_search()
-    state.save(tmp_path, saved)
-    assert state.load(tmp_path) == saved
+    state.save(tmp_path / "s1", saved)
+    assert state.load(tmp_path / "s1") == saved
     assert state.load(tmp_path / "absent") is None
+
+
+@pytest.mark.parametrize("fault", ["cut", "key_removed", "flipped", "another_search", "garbage"])
+def test_a_state_file_that_does_not_prove_itself_is_one_line_never_resumed(tmp_path, fault):
+    """#27's class of item 4: a state cut between its keys once resumed silently with today's
+    defaults for the missing ones."""
+    path = state.save(tmp_path / "s1", saved_search())
+    data = path.read_bytes()
+    if fault == "cut":
+        path.write_bytes(data[: len(data) // 2])
+    elif fault == "key_removed":  # whole JSON, but without a key, and no seal: an edit
+        body = json.loads(unseal(data, "", ""))
+        del body["trials"]
+        path.write_text(json.dumps(body))
+    elif fault == "flipped":
+        path.write_bytes(data.replace(b'"trials": 4', b'"trials": 5'))
+    elif fault == "another_search":
+        state.save(tmp_path / "s2", state.SearchState("p2", "s2", saved_search().kept))
+        path.write_bytes((tmp_path / "s2" / state.STATE_FILE).read_bytes())
+    else:
+        path.write_bytes(b"\xff\xfe not json")
+    with pytest.raises(UsageError) as refused:
+        state.load(tmp_path / "s1")
+    line = str(refused.value)
+    assert str(path) in line and "\n" not in line and state.REMEDY in line
 
 
 @pytest.mark.parametrize(

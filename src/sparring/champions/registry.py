@@ -9,6 +9,7 @@ moves it, or a registration that names it explicitly.
 
 from __future__ import annotations
 
+import io
 import json
 import tempfile
 from pathlib import Path
@@ -19,13 +20,18 @@ import numpy as np
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
+from sparring.poker.rules import N_GENES
+from sparring.runtime.datasets import DatasetError, verify, write_with_digest
+
 
 def log_champion(
     client: MlflowClient, run_id: str, chromosome: np.ndarray, info: dict[str, Any]
 ) -> str:
     """Log the chromosome and its description as artifacts under ``champion/``."""
     with tempfile.TemporaryDirectory() as tmp:
-        np.save(Path(tmp) / "chromosome.npy", chromosome.astype(np.int8))
+        genes = io.BytesIO()
+        np.save(genes, chromosome.astype(np.int8))
+        write_with_digest(Path(tmp) / "chromosome.npy", genes.getvalue())  # + .sha256
         (Path(tmp) / "champion.json").write_text(json.dumps(info, indent=2, default=float))
         client.log_artifacts(run_id, tmp, "champion")
     return f"runs:/{run_id}/champion"
@@ -67,12 +73,27 @@ _ABSENT = ("RESOURCE_DOES_NOT_EXIST", "INVALID_PARAMETER_VALUE")  # no model; no
 
 def load_champion(client: MlflowClient, artifact_uri: str) -> tuple[np.ndarray, dict[str, Any]]:
     """(chromosome, info) from a ``champion/`` artifact directory (``runs:/<id>/champion`` or a
-    version's source)."""
+    version's source). The chromosome proves itself: its bytes against the digest beside it
+    (versions logged before digests were kept have none) and its shape and type; anything
+    else is a ``DatasetError`` naming the artifact, never a champion played silently wrong."""
     with tempfile.TemporaryDirectory() as tmp:
         local = mlflow.artifacts.download_artifacts(
             artifact_uri=artifact_uri, dst_path=tmp, tracking_uri=client.tracking_uri
         )
-        chromosome = np.load(Path(local) / "chromosome.npy", allow_pickle=False)
+        where = Path(local) / "chromosome.npy"
+        remedy = f"the champion at {artifact_uri} cannot be used; register a champion anew"
+        verify(where, remedy)  # raises when its bytes do not match their digest
+        try:
+            chromosome = np.load(where, allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise DatasetError(
+                f"{artifact_uri}/chromosome.npy: unreadable ({exc}); {remedy}"
+            ) from None
+        if chromosome.shape != (N_GENES, 2) or chromosome.dtype != np.int8:
+            raise DatasetError(
+                f"{artifact_uri}/chromosome.npy: {chromosome.dtype}{list(chromosome.shape)}, "
+                f"not a chromosome (int8[{N_GENES}, 2]); {remedy}"
+            )
         info = json.loads((Path(local) / "champion.json").read_text())
     return chromosome, info
 

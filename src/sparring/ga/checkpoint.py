@@ -105,6 +105,11 @@ def load(path: Where, made_by: str | None = None) -> EvolutionState:
         raise DamagedCheckpoint(
             f"{path}: checkpoint version {meta.get('version')}, expected {VERSION}"
         )
+    name = locate(path).name
+    if name.startswith("gen-") and name != f"gen-{int(meta['generation']):05d}.npz":
+        raise DamagedCheckpoint(  # an intact copy of another generation's file
+            f"{path}: holds generation {meta['generation']}, not the one its name says"
+        )
     if made_by is not None and meta.get("made_by") != made_by:
         raise ForeignCheckpoint(
             f"{path}: made by config {meta.get('made_by') or '(unnamed)'}, not by this run's "

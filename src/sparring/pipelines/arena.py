@@ -67,6 +67,8 @@ def _load(cache: Location, block: Block) -> dict[str, Any] | None:
         body = json.dumps(saved["result"], sort_keys=True)
         if hashlib.sha256(body.encode()).hexdigest() != saved["sha256"]:
             raise ValueError("checksum mismatch")
+        if Block(**saved["result"]["block"]) != block:  # an intact copy of another block
+            raise ValueError(f"it holds block {saved['result']['block']}, not this one")
     except (ValueError, KeyError, TypeError) as exc:
         console.print(f"{where.display()}: damaged ({exc}); played again", soft_wrap=True)
         return None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -191,13 +192,15 @@ def load_tables() -> Tables:
     """The evaluator's tables: from the on-disk cache when present, else built and cached.
 
     Building takes a few seconds; every Ray worker would pay it, so the result is saved
-    (atomically: temp file, then rename) and later processes load it in milliseconds.
+    (atomically: temp file, then rename) and later processes load it in milliseconds. A
+    cache file that is missing, cut short or damaged (its members' CRC-32) is built again.
     """
     path = cache_path()
     try:
+        # a flipped bit fails the zip member's CRC-32 (BadZipFile): built again, never used
         with np.load(path, allow_pickle=False) as z:
             arrays = [z[name] for name in _FIELDS]
-    except (OSError, KeyError, ValueError):
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
         tables = build_tables()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

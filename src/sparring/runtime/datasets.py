@@ -53,15 +53,24 @@ def file_digest(path: Where) -> str:
 
 
 def _recorded_digest(path: Location) -> str | None:
-    """The SHA-256 recorded next to ``path`` ("" when the sidecar is empty), None when none."""
+    """The SHA-256 recorded next to ``path`` ("" when the sidecar is empty or names another
+    file: an intact copy of another file and its digest, put under this name, is not this
+    file), None when none is recorded."""
     try:
         words = sidecar(path).read_text().split()
     except FileNotFoundError:
         return None
+    if len(words) > 1 and words[1] != path.name:
+        return ""  # the digest of another file: this one cannot be trusted
     return words[0] if words else ""
 
 
 def _check_digest(path: Location, data: bytes, recorded: str, regenerate: str) -> None:
+    if not recorded:
+        raise DatasetError(
+            f"{path}: its digest ({sidecar(path).name}) is empty or names another file (a copy "
+            f"of another file?); {regenerate}"
+        )
     if hashlib.sha256(data).hexdigest() != recorded:
         raise DatasetError(
             f"{path}: damaged (its bytes no longer match {sidecar(path).name}); {regenerate}"
