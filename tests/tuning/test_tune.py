@@ -345,3 +345,40 @@ def test_the_command_refuses_a_bad_space_before_any_work(tmp_path):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: " + expected), out.stderr
     assert not (tmp_path / "data").exists() and not (tmp_path / "mlflow.db").exists()
+
+
+def test_sigterm_stops_a_search_as_ctrl_c_does(tmp_path):
+    """#27 item 10 for tune: SIGTERM (cron, systemd, ``ray job stop``) goes through Tune's own
+    graceful stop: the parent run KILLED, the resume line, exit 143 (it was 130 and no resume
+    line, or Ray's C++ dump)."""
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    args = [
+        sys.executable, str(ROOT / "pipelines" / "tune.py"), "hparams_search=ga_smoke",
+        "hparams_search.scheduler.asha=false", "trials=4", "concurrency=1", "search_id=term",
+        f"storage={tmp_path / 'tune'}", f"best_dir={tmp_path / 'best'}", f"tracking.uri={uri}",
+        "ray.num_cpus=2",
+    ]  # fmt: skip
+    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 400
+    while not children(uri, "term", "FINISHED"):
+        assert proc.poll() is None, proc.communicate()[1][-2000:]
+        assert time.monotonic() < deadline, "no trial finished in time"
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 143, err[-3000:]
+    assert (
+        f"terminated (SIGTERM); resume with: sparring tune search_id=term resume=true "
+        f"storage={tmp_path / 'tune'}" in err
+    ), err[-3000:]
+    assert "Traceback" not in err and "SIGTERM received" not in err, err[-3000:]
+    client = MlflowClient(uri)
+    [parent] = [
+        r
+        for r in client.search_runs([e.experiment_id for e in client.search_experiments()])
+        if r.data.tags.get("sweep_id") == "term" and "mlflow.parentRunId" not in r.data.tags
+    ]
+    assert parent.info.status == "KILLED"
+    assert not children(uri, "term", "RUNNING")

@@ -16,9 +16,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,7 @@ from sparring.runtime.errors import ConfigError
 from sparring.runtime.parent_runs import create_parent
 from sparring.runtime.ray_session import init_ray, job_page
 from sparring.runtime.redact import redact_url
+from sparring.runtime.signals import Terminated
 from sparring.runtime.tracking import (
     ENDED_TAG,
     STOPPED_TAG,
@@ -94,10 +99,11 @@ def run(job: TuneConfig) -> dict[str, Any]:
         f"{search.pipeline}, {job.trials} trials, {job.concurrency} at once; "
         f"{'maximise' if maximize else 'minimise'} {objective}; parent MLflow run {parent}"
     )
-    results = _fit(job, setup, path, maximize, steps)
+    with _termination_as_tune_stop() as received:
+        results = _fit(job, setup, path, maximize, steps)
     records = _records(results, setup.grid)
     _close_trials(client, exp, parent, records, objective, steps)
-    _stop_if_interrupted(client, parent, job, records, search_id)
+    _stop_if_interrupted(client, parent, job, records, search_id, received)
     return _finish(client, parent, exp, job, records, search_id, objective, maximize)
 
 
@@ -138,20 +144,46 @@ def _trial_setup(
     )
 
 
-def _stop_if_interrupted(client, parent: str, job: TuneConfig, records, search_id: str) -> None:
+@contextmanager
+def _termination_as_tune_stop() -> Iterator[list[int]]:
+    """While Tune runs, SIGTERM and SIGHUP stop the search as Ctrl-C does: through Tune's own
+    graceful stop (a SIGINT to this process: Tune saves its state one last time and returns),
+    not by an exception raised somewhere inside Tune's loop. Yields the signals received."""
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        received.append(signum)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield received
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _stop_if_interrupted(
+    client, parent: str, job: TuneConfig, records, search_id: str, received: list[int]
+) -> None:
     """A search that did not run all its trials was interrupted: the parent is KILLED and the
-    resume command printed (the caller exits as after Ctrl-C)."""
+    resume command printed (the caller exits as after Ctrl-C, or with 128 + the signal that
+    stopped it: ``received``)."""
     search = job.hparams_search
     unfinished = [r for r in records if r.state == "unfinished"]
     expected = search.grid_size() if search.algorithm is Algorithm.grid else job.trials
     if unfinished or len(records) < expected:
         client.set_terminated(parent, status="KILLED")
+        said = f"terminated ({signal.Signals(received[0]).name})" if received else "interrupted"
         print(
-            f"interrupted; resume with: sparring tune search_id={search_id} resume=true"
+            f"{said}; resume with: sparring tune search_id={search_id} resume=true"
             + (f" storage={job.storage}" if job.storage != "data/tune" else ""),
             file=sys.stderr,
         )
-        raise KeyboardInterrupt
+        raise Terminated(received[0]) if received else KeyboardInterrupt
 
 
 def _stored(job: TuneConfig) -> TuneConfig:
