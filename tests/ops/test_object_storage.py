@@ -4,7 +4,9 @@ kill behave exactly as on a local disk, and the results are the same bytes of tr
 
 from __future__ import annotations
 
+import collections
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -273,3 +275,44 @@ def test_every_pipeline_checks_its_bucket_before_any_task(
     with pytest.raises(StorageError, match=f"the bucket '{bucket}' does not exist at this store"):
         importlib.import_module(f"sparring.pipelines.{pipeline}").run(job)
     assert nodes_used() == set()  # no task ran
+
+
+def test_a_store_restarted_empty_mid_run_is_one_line_and_no_shard_is_retried(tmp_path):
+    """#27 item 14: the store loses its bucket after the first shard is written (moto's reset:
+    a server restarted empty). Each later shard fails on the cause, once: never retried, the
+    run ends in one line naming it (it once recomputed each shard three times)."""
+    from tests.services import s3_server
+
+    with s3_server(tmp_path / "s3") as s3:  # its own: a reset empties every bucket
+        _restarted_empty(s3, tmp_path)
+
+
+def _restarted_empty(s3, tmp_path: Path) -> None:
+    import urllib.request
+
+    bucket = f"vanish-{os.getpid()}"
+    s3.bucket(bucket)
+    proc = subprocess.Popen(
+        [
+            sys.executable, str(ROOT / "pipelines" / "handgen.py"), "deals=600", "table_size=4",
+            "equity_trials=400", "shard_size=4", "seed=3", f"output_root=s3://{bucket}/x",
+            f"storage.endpoint={s3.endpoint}", f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+            "ray.num_cpus=1",
+        ],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 240
+    shard_put = re.compile(r"PUT /\S+/part-(\d+)\.parquet\?partNumber=1&")
+    while not shard_put.search(s3.requests()):
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        assert time.monotonic() < deadline, "no shard was written"
+        time.sleep(0.05)
+    urllib.request.urlopen(urllib.request.Request(f"{s3.endpoint}/moto-api/reset", method="POST"))
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2, err[-3000:]
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and f"s3://{bucket}/x/" in errors[0], err[-3000:]
+    assert "cannot be written" in errors[0] or "bucket" in errors[0], errors
+    assert "Traceback" not in err and "retries remaining" not in err, err[-3000:]
+    puts = collections.Counter(shard_put.findall(s3.requests()))
+    assert puts and max(puts.values()) == 1, puts  # no shard written twice
