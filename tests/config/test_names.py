@@ -49,3 +49,14 @@ def test_retrain_history_refuses_a_quote_in_one_line():
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert "--model" in line and "a'b" in line and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", [["mus", "profile", "--player"], ["play", "mus", "--player"]])
+def test_a_mus_player_name_follows_the_one_rule(command, tmp_path):
+    """#27 item 13: player names too (a name that becomes a filter, a path or a tag)."""
+    cmd = [sys.executable, "-m", "sparring.cli", *command, "../../x'y"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.strip().splitlines()[-1:]
+    assert "--player" in line and "is not allowed: expected a name" in line
+    assert "Traceback" not in done.stderr

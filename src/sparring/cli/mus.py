@@ -7,6 +7,7 @@ import argparse
 from sparring.cli.common import (
     UsageError,
     integer,
+    name,
     open_player_store,
     output_file,
     probability,
@@ -32,7 +33,9 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         help="a player-model SQLite file: the opponents become ModelingBots that learn your "
         "play across games (created if missing)",
     )
-    mus.add_argument("--player", default="you", help="your name in the store (default: you)")
+    mus.add_argument(
+        "--player", default="you", type=name, help="your name in the store (default: you)"
+    )
     mus.set_defaults(func=play)
 
     sim = groups["mus"].add_parser(
@@ -55,7 +58,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     prof.add_argument(
         "--store", required=True, type=store_file, help="the player-model SQLite file"
     )
-    prof.add_argument("--player", required=True, help="the player's name in the store")
+    prof.add_argument("--player", required=True, type=name, help="the player's name in the store")
     prof.set_defaults(func=profile)
 
 
