@@ -8,6 +8,19 @@ from hydra import compose, initialize_config_dir
 
 CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
 
+# The tests' small evolve: six seats, eight players, a few deals (a generation: about a second).
+SMALL_EVOLVE = (
+    "table_size=6",
+    "ga.population=8",
+    "deals.train=12",
+    "deals.heldout=40",
+    "deals.equity_trials=60",
+    "deals.shard_size=20",
+    "seed=3",
+)
+# ... run as a command and acted on mid-run (a signal, a lost server): add ga.generations=.
+TINY_EVOLVE = (*SMALL_EVOLVE, "registry.register=false", "ray.num_cpus=1")
+
 
 def compose_config(name: str, *overrides: str):
     """The Hydra config ``pipelines/<name>.py`` would compose with ``overrides`` (untyped)."""

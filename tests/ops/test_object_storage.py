@@ -23,6 +23,8 @@ from sparring.runtime import storage
 from sparring.runtime.datasets import read_table, sidecar
 from sparring.runtime.storage import locate
 from sparring.services.dealsets import load_deal_set
+from tests.configs import SMALL_EVOLVE
+from tests.services import s3_server
 
 ROOT = Path(__file__).resolve().parents[2]
 DEALS = ("deals=6", "table_size=4", "equity_trials=40", "shard_size=2", "seed=3")
@@ -94,17 +96,7 @@ def test_the_equity_table_on_s3_is_written_reused_and_logged(
     assert uri in source
 
 
-EVOLVE = (
-    "table_size=6",
-    "ga.population=8",
-    "ga.generations=6",
-    "deals.train=12",
-    "deals.heldout=40",
-    "deals.equity_trials=60",
-    "deals.shard_size=20",
-    "seed=3",
-    "registry.register=false",
-)
+EVOLVE = (*SMALL_EVOLVE, "ga.generations=6", "registry.register=false")
 
 
 def test_evolve_killed_mid_run_resumes_from_its_checkpoints_on_s3(
@@ -281,8 +273,6 @@ def test_a_store_restarted_empty_mid_run_is_one_line_and_no_shard_is_retried(tmp
     """#27 item 14: the store loses its bucket after the first shard is written (moto's reset:
     a server restarted empty). Each later shard fails on the cause, once: never retried, the
     run ends in one line naming it (it once recomputed each shard three times)."""
-    from tests.services import s3_server
-
     with s3_server(tmp_path / "s3") as s3:  # its own: a reset empties every bucket
         _restarted_empty(s3, tmp_path)
 

@@ -14,19 +14,10 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
+from tests.configs import TINY_EVOLVE
+
 ROOT = Path(__file__).resolve().parents[2]
-EVOLVE = (
-    "table_size=6",
-    "ga.population=8",
-    "ga.generations=40",
-    "deals.train=12",
-    "deals.heldout=40",
-    "deals.equity_trials=60",
-    "deals.shard_size=20",
-    "seed=3",
-    "registry.register=false",
-    "ray.num_cpus=1",
-)
+EVOLVE = (*TINY_EVOLVE, "ga.generations=40")
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])

@@ -9,17 +9,9 @@ from mlflow.tracking import MlflowClient
 from sparring.champions.registry import load_registered
 from sparring.ga.evolution import TIMING_KEYS
 from sparring.pipelines.evolve import run
-from tests.configs import config_error
+from tests.configs import SMALL_EVOLVE, config_error
 
-TINY = (
-    "table_size=6",
-    "ga.population=8",
-    "deals.train=12",
-    "deals.heldout=40",
-    "deals.equity_trials=60",
-    "deals.shard_size=20",
-    "seed=3",
-)
+TINY = SMALL_EVOLVE
 
 
 def results(history):

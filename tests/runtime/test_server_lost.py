@@ -21,6 +21,7 @@ from mlflow.tracking import MlflowClient
 from sparring.runtime.errors import one_line
 from sparring.runtime.outbox import TrackingLost
 from sparring.runtime.tracking import tracked_run
+from tests.configs import TINY_EVOLVE
 from tests.services import mlflow_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,19 +100,7 @@ def test_a_tracking_lost_error_is_its_own_one_line():
     assert "pw" not in line
 
 
-EVOLVE = (
-    "table_size=6",
-    "ga.population=8",
-    "ga.generations=8",
-    "deals.train=12",
-    "deals.heldout=40",
-    "deals.equity_trials=60",
-    "deals.shard_size=20",
-    "seed=3",
-    "registry.register=false",
-    "ray.num_cpus=1",
-    "resume=true",
-)
+EVOLVE = (*TINY_EVOLVE, "ga.generations=8", "resume=true")
 
 
 @pytest.mark.slow
