@@ -219,7 +219,7 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
         first.wait()
     done_before = {r.data.tags[TRIAL_TAG] for r in children(uri, "killed", "FINISHED")}
     assert len(done_before) >= 2 and len(done_before) < 4
-    saved = json.loads((tmp_path / "tune" / "killed" / "sparring_search.json").read_text())
+    saved = json.loads((tmp_path / "tune" / "killed" / "sparring_search.json").read_text())["state"]
     assert saved["hparams_search"]["name"] == "ga_smoke" and saved["trials"] == 4
     assert saved["hparams_search"]["fixed"]["ga.generations"] == 6
     assert saved["hparams_search"]["scheduler"]["asha"] is False

@@ -85,7 +85,7 @@ def load_champion(client: MlflowClient, artifact_uri: str) -> tuple[np.ndarray, 
         verify(where, remedy)  # raises when its bytes do not match their digest
         try:
             chromosome = np.load(where, allow_pickle=False)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError) as exc:
             raise DatasetError(
                 f"{artifact_uri}/chromosome.npy: unreadable ({exc}); {remedy}"
             ) from None
@@ -94,7 +94,12 @@ def load_champion(client: MlflowClient, artifact_uri: str) -> tuple[np.ndarray, 
                 f"{artifact_uri}/chromosome.npy: {chromosome.dtype}{list(chromosome.shape)}, "
                 f"not a chromosome (int8[{N_GENES}, 2]); {remedy}"
             )
-        info = json.loads((Path(local) / "champion.json").read_text())
+        try:
+            info = json.loads((Path(local) / "champion.json").read_text())
+        except (OSError, ValueError) as exc:
+            raise DatasetError(
+                f"{artifact_uri}/champion.json: unreadable ({exc}); {remedy}"
+            ) from None
     return chromosome, info
 
 

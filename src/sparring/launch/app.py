@@ -123,8 +123,9 @@ def launch(
 
 def _redact_hydra_files() -> None:
     """Hydra writes the job's config, its own config and the overrides into the job's output
-    directory (``outputs/<date>/<time>/.hydra/``) before the task runs; rewrite them with
-    every URL's credentials and query redacted, as everything Sparring records is."""
+    directory (``outputs/<date>/<time>/.hydra/``, and a sweep's ``multirun.yaml``) before the
+    task runs; rewrite them with every URL's credentials and query redacted, as everything
+    Sparring records is."""
     from hydra.core.hydra_config import HydraConfig
 
     from sparring.runtime.redact import redact_text
@@ -132,7 +133,9 @@ def _redact_hydra_files() -> None:
     hydra_cfg = HydraConfig.get()
     if not hydra_cfg.output_subdir:
         return
-    for path in (Path(hydra_cfg.runtime.output_dir) / hydra_cfg.output_subdir).glob("*.yaml"):
+    written = list((Path(hydra_cfg.runtime.output_dir) / hydra_cfg.output_subdir).glob("*.yaml"))
+    written.append(Path(hydra_cfg.sweep.dir) / "multirun.yaml")  # a sweep's, beside its jobs
+    for path in (p for p in written if p.is_file()):
         text = path.read_text()
         clean = redact_text(text)
         if clean != text:

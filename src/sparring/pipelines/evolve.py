@@ -291,6 +291,7 @@ def _finish(
         "run_hash": job.run_hash,
         "benchmark": [asdict(r) for r in results],
     }
+    mlrun.outbox.close()  # what the run kept is recorded before the registry points at it
     log_champion(mlrun.client, mlrun.run_id, state.champion, info)
     version = None
     if job.registry.register:

@@ -209,6 +209,7 @@ def _promote(
         "retrain_id": retrain_id,
         "previous_version": version,
     }
+    mlrun.outbox.close()  # what the run kept is recorded before the registry points at it
     log_champion(mlrun.client, mlrun.run_id, challenger, described)
     # the one place that replaces a champion: after the challenger won the test
     return register(

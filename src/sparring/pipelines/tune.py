@@ -32,7 +32,7 @@ from rich.markup import escape
 from sparring.config.tune import Algorithm, TuneConfig
 from sparring.reporting.console import console, print_table
 from sparring.runtime.checkout import conf_dir
-from sparring.runtime.config import DEFAULT_TRACKING_URI
+from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.parent_runs import create_parent
 from sparring.runtime.ray_session import init_ray, job_page
@@ -42,6 +42,7 @@ from sparring.runtime.tracking import (
     ENDED_TAG,
     STOPPED_TAG,
     RunLogger,
+    bound_http_requests,
     command_line_overrides,
     experiment_id,
     open_store,
@@ -89,6 +90,7 @@ def run(job: TuneConfig) -> dict[str, Any]:
         pipeline.prepare(base_config)  # e.g. evolve's deal sets, generated once, not per trial
     tracking = job.tracking
     uri = tracking.uri or DEFAULT_TRACKING_URI
+    bound_http_requests(to_container(tracking))
     client = open_store(uri)
     exp_name = tracking.experiment or search.pipeline
     exp = experiment_id(client, exp_name, {"artifact_root": tracking.artifact_root})
@@ -240,6 +242,7 @@ def _parent_run(client, exp: str, path: Path, job: TuneConfig, search_id: str, o
             **{f"fixed.{k}": v for k, v in search.fixed.items()},
         }
     )
+    logger.outbox.close()  # the parent's params recorded (or one line) before any trial
     state.save(path, state.SearchState(run_id, search_id, state.kept_keys(job)))
     return run_id
 
@@ -436,7 +439,7 @@ def _finish(client, parent, exp, job: TuneConfig, records, search_id, objective,
             logger.log_artifact(summary.importance_plot(Path(tmp) / "importance.png", scores))
             logger.log_text(json.dumps(scores, indent=2), "importance.json")
     # A search none of whose trials finished found nothing: FAILED, and the command exits 1.
-    client.set_terminated(parent, status="FINISHED" if top is not None else "FAILED")
+    logger.end("FINISHED" if top is not None else "FAILED")  # after every kept record
     if top is None:
         failed = [r for r in records if r.state == "failed"]
         console.print(
@@ -493,7 +496,9 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
             last = {"trial_objective": record.objective, "trial_step": float(record.step)}
             if objective not in child.data.metrics:
                 last[objective] = record.objective
-            RunLogger(client, run_id, exp).log_metrics(last, step=record.step)
+            closing = RunLogger(client, run_id, exp)
+            closing.log_metrics(last, step=record.step)
+            closing.outbox.close()  # sent, or one line (TrackingLost)
         client.set_tag(run_id, "trial_state", record.state)
         if record.state == "stopped" and STOPPED_TAG not in child.data.tags:
             client.set_tag(run_id, STOPPED_TAG, f"asha at step {record.step}/{steps}")

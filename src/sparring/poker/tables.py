@@ -200,7 +200,7 @@ def load_tables() -> Tables:
         # a flipped bit fails the zip member's CRC-32 (BadZipFile): built again, never used
         with np.load(path, allow_pickle=False) as z:
             arrays = [z[name] for name in _FIELDS]
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile):
+    except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile):
         tables = build_tables()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

@@ -57,12 +57,14 @@ def _recorded_digest(path: Location) -> str | None:
     file: an intact copy of another file and its digest, put under this name, is not this
     file), None when none is recorded."""
     try:
-        words = sidecar(path).read_text().split()
+        text = sidecar(path).read_text().strip()
     except FileNotFoundError:
         return None
-    if len(words) > 1 and words[1] != path.name:
+    digest, _, name = text.partition(" ")  # "<hex>  <name>", as sha256sum writes it
+    name = name.strip().lstrip("*")  # (sha256sum's binary-mode mark)
+    if name and name != path.name:
         return ""  # the digest of another file: this one cannot be trusted
-    return words[0] if words else ""
+    return digest
 
 
 def _check_digest(path: Location, data: bytes, recorded: str, regenerate: str) -> None:
@@ -98,17 +100,33 @@ def _fetch(path: Location) -> bytes:
 def write_with_digest(path: Where, data: bytes) -> Location:
     """Write ``data`` to ``path`` with its SHA-256 beside it (``<name>.sha256``), each object
     atomically and the digest first: a file under its final name always has one. When the file
-    cannot be written (a full disk, say) its digest is removed again: no digest of nothing is
-    left behind, and a file that was there before is no longer trusted (it is recomputed)."""
+    cannot be written (a full disk, say) the digest is put back as it was: no digest of nothing
+    is left behind, and a file that was there before keeps its own."""
     path = locate(path)
     digest = sidecar(path)
+    try:
+        before: str | None = digest.read_text()  # a file there already keeps its own proof
+    except FileNotFoundError:
+        before = None
     digest.write_text(f"{hashlib.sha256(data).hexdigest()}  {path.name}\n")
     try:
         path.write_bytes(data)
     except BaseException:
-        digest.delete()
+        _put_back(digest, before)
         raise
     return path
+
+
+def _put_back(digest: Location, before: str | None) -> None:
+    """The digest file as it was before a write that failed (none, when it cannot be put back:
+    never the digest of a file that was not written)."""
+    if before is not None:
+        try:
+            digest.write_text(before)
+            return
+        except OSError:
+            pass  # (on a full disk, even this small file may not fit)
+    digest.delete()
 
 
 def read_verified(path: Where) -> bytes | None:

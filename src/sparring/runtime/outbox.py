@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from sparring.runtime.errors import UsageError
+from sparring.runtime.errors import UsageError, first_line
 from sparring.runtime.redact import redact_url
 
 RETRY_EVERY_S = 15.0
@@ -87,10 +87,12 @@ class Outbox:
             try:
                 self.kept[0]()
             except Exception as exc:
-                if not unreachable(exc):
-                    raise
-                self._next_try = time.monotonic() + self.retry_every_s
-                return False
+                if unreachable(exc):
+                    self._next_try = time.monotonic() + self.retry_every_s
+                    return False
+                # the server answered and refused this one: it cannot be sent, the rest can
+                self.say(f"warning: a kept record was refused by the MLflow server and dropped: "
+                         f"{first_line(str(exc))[:200]}")  # fmt: skip
             self.kept.pop(0)
             sent += 1
         self.say(f"the MLflow server at {self.uri} answers again: {sent} kept records sent")

@@ -10,7 +10,7 @@ says how to recover.
 
 from __future__ import annotations
 
-import contextlib
+import errno
 import os
 import re
 import sqlite3
@@ -50,18 +50,32 @@ def create_whole(db: Path, migrate: Callable[[str], None]) -> None:
         if db.exists() and db.stat().st_size == 0:
             os.replace(tmp, db)  # an empty file holds nothing to keep
         else:
-            with contextlib.suppress(FileExistsError):
-                os.link(tmp, db)
+            _link_unless_there(tmp, db)
     finally:
         for leftover in (tmp, *(tmp.with_name(tmp.name + s) for s in ("-journal", "-wal"))):
             leftover.unlink(missing_ok=True)
+
+
+def _link_unless_there(tmp: Path, db: Path) -> None:
+    """``tmp`` under the name ``db``, unless a file took that name meanwhile. A hard link does
+    that atomically; where the filesystem has none (SMB, some FUSE mounts), a rename after a
+    look (the caller holds the store's lock, so only an outside MLflow client could race)."""
+    try:
+        os.link(tmp, db)
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.ENOSYS, errno.EOPNOTSUPP):
+            raise
+        if not db.exists():
+            os.rename(tmp, db)
 
 
 def half_made(db: Path) -> str | None:
     """Why the existing store ``db`` is a half-made one (a reason for a person), or None when
     it looks whole or is not a store this can read (MLflow then says what it is)."""
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True) as con:
             tables = {row[0] for row in con.execute("select name from sqlite_master")}
             if not tables:
                 return None  # an empty file: a new store is made in it
@@ -150,7 +164,7 @@ def refused_if_half_migrated(uri: str, db: Path) -> Iterator[None]:
 
 def _runs(db: Path) -> str:
     try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+        with sqlite3.connect(f"{db.resolve().as_uri()}?mode=ro", uri=True) as con:
             n = con.execute("select count(*) from runs").fetchone()[0]
     except sqlite3.Error:
         return "no readable runs"

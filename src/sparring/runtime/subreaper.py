@@ -18,7 +18,7 @@ as a script by the same Python with only the standard library (``python -I -S``,
 - a keeper itself killed with -9 takes the program with it (``PR_SET_PDEATHSIG``), though not
   what the program started.
 
-    python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] -- program [args...]
+    python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] [--starter PID] -- program ...
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def command(
 ) -> list[str]:
     """The command line that runs ``argv`` under a keeper (with an address-space limit of
     ``memory_bytes`` and a CPU-time limit of ``cpu_s`` seconds on the program, when given)."""
-    keeper = [sys.executable, "-I", "-S", os.path.abspath(__file__)]
+    keeper = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--starter", str(os.getpid())]
     if memory_bytes is not None:
         keeper += ["--memory", str(memory_bytes)]
     if cpu_s is not None:
@@ -66,13 +66,14 @@ def end(proc: subprocess.Popen, grace_s: float = 5.0) -> int:
     """End a program started with ``command`` and everything it started; its exit status.
     The keeper is asked (SIGTERM) and given ``grace_s``; a keeper that does not finish in time
     is killed with its whole process group."""
-    if proc.poll() is None:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
-        try:
-            return proc.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            pass
+    if proc.poll() is not None:
+        return proc.returncode  # reaped: its pid (and group) may be another's by now
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        return proc.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        pass
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     return proc.wait()
@@ -106,6 +107,16 @@ def descendants(root: int) -> list[int]:
             found.append(pid)
             frontier.append(pid)
     return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return running(pid)
 
 
 def _kill_tree() -> dict[int, int]:
@@ -149,9 +160,9 @@ def _start(argv: list[str], memory: int | None, cpu: int | None, libc: ctypes.CD
     try:  # the program: default signal dispositions, the limits, then exec
         # a keeper killed with -9 cannot end the tree: the program then dies with it
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _WATCHED)
         for sig in (signal.SIGPIPE, signal.SIGXFSZ, *_STOP):
             signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the program blocks nothing
         import resource
 
         if memory is not None:
@@ -181,21 +192,27 @@ def _exit_as(status: int | None) -> None:
 
 def main(args: list[str]) -> None:
     memory = cpu = None
+    starter = os.getppid()
     while args and args[0] != "--":
         option, value, *args = args
         if option == "--memory":
             memory = int(value)
         elif option == "--cpu":
             cpu = int(value)
+        elif option == "--starter":  # read by the starter itself: it may die in our first ms
+            starter = int(value)
         else:
             sys.exit(f"subreaper: unknown option {option}")
     argv = args[1:]
     if not argv:
         sys.exit("subreaper: no program given (after --)")
+    import resource
+
+    # the keeper re-raises the program's signal on itself at the end: never with a core dump
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        sys.exit(f"subreaper: prctl: {os.strerror(ctypes.get_errno())}")
-    starter = os.getppid()
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:  # (no such prctl: an old kernel)
+        os.write(2, b"subreaper: cannot be a subreaper here; only the program's group is ended\n")
     signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED)
     program = _start(argv, memory, cpu, libc)
     # the program has the streams now: holding them open would hide the end of its output
@@ -207,7 +224,7 @@ def main(args: list[str]) -> None:
         info = signal.sigtimedwait(_WATCHED, POLL_S)
         status = _reap().get(program, status)
         stopped = info is not None and info.si_signo in _STOP
-        if stopped or status is not None or os.getppid() != starter:
+        if stopped or status is not None or not _alive(starter):
             break
     status = _kill_tree().get(program, status)
     _exit_as(status)

@@ -32,7 +32,7 @@ from mlflow.tracking import MlflowClient
 from omegaconf import OmegaConf
 
 from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
-from sparring.runtime.outbox import Outbox, TrackingLost
+from sparring.runtime.outbox import Outbox
 from sparring.runtime.params import is_infrastructure, short_names, short_value
 from sparring.runtime.progress import StopRun
 from sparring.runtime.provenance import (
@@ -131,10 +131,11 @@ def open_store(uri: str) -> MlflowClient:
 
 
 def bound_http_requests(tracking: Mapping[str, Any]) -> None:
-    """Bound each request of MLflow's REST client in this process (and the Ray workers it
-    starts) by ``tracking.http_retries`` and ``tracking.http_timeout_s``: MLflow's own default
-    (7 retries, backoff factor 2, 120 s timeouts) holds a driver about 4 minutes per write to a
-    server that went away. What could not be sent waits in the run's ``Outbox``."""
+    """Bound each request of MLflow's REST client in this process (the driver: the tasks it
+    starts log nothing) by ``tracking.http_retries`` and ``tracking.http_timeout_s``: MLflow's
+    own default (7 retries, backoff factor 2, 120 s timeouts) holds a driver about 4 minutes
+    per write to a server that went away. What could not be sent waits in the run's
+    ``Outbox``. The config's values win over the environment's ``MLFLOW_HTTP_REQUEST_*``."""
     os.environ["MLFLOW_HTTP_REQUEST_MAX_RETRIES"] = str(tracking.get("http_retries", 2))
     os.environ["MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR"] = "1"
     os.environ["MLFLOW_HTTP_REQUEST_TIMEOUT"] = str(tracking.get("http_timeout_s", 15))
@@ -145,10 +146,12 @@ def _create(uri: str) -> None:
     use), then close its connections: the file is renamed next."""
     from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
 
-    MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
-    engine = SqlAlchemyStore._engine_map.pop(uri, None)
-    if engine is not None:
-        engine.dispose()
+    try:
+        MlflowClient(tracking_uri=uri).search_experiments(max_results=1)
+    finally:  # (a failed creation too: its engine holds the temporary file open)
+        engine = SqlAlchemyStore._engine_map.pop(uri, None)
+        if engine is not None:
+            engine.dispose()
 
 
 def _artifact_location(tracking: Mapping[str, Any]) -> str | None:
@@ -218,12 +221,17 @@ class RunLogger:
     def log_artifact(
         self, path: str | os.PathLike[str] | Location, artifact_path: str | None = None
     ) -> None:
-        """Copy a file (local, or on an object store) into the run's artifacts."""
+        """Copy a file (local, or on an object store) into the run's artifacts. Its bytes are
+        read now: a write kept for a server that does not answer is sent as the file was
+        (a plot in a temporary directory may be gone by then)."""
         where = locate(path)
+        data = where.read_bytes()
 
         def upload() -> None:
             with tempfile.TemporaryDirectory() as tmp:
-                self.client.log_artifact(self.run_id, str(where.download(tmp)), artifact_path)
+                copy = Path(tmp) / where.name
+                copy.write_bytes(data)
+                self.client.log_artifact(self.run_id, str(copy), artifact_path)
 
         self.outbox.send(upload)
 
@@ -264,7 +272,7 @@ class RunLogger:
     def end_quietly(self, status: str) -> None:
         """``end``, on the way out of a run that failed or was stopped: a server that does
         not answer then adds nothing to the error already on its way."""
-        with suppress(TrackingLost):
+        with suppress(Exception):  # the error on its way out is the one to report
             self.end(status)
 
     @property

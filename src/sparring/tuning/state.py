@@ -12,6 +12,7 @@ would change a stored key is refused in one line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections.abc import Iterable, Mapping
@@ -24,7 +25,6 @@ from omegaconf import DictConfig, OmegaConf
 from sparring.config.tune import TuneConfig
 from sparring.runtime.config import to_container
 from sparring.runtime.errors import ConfigError, UsageError
-from sparring.runtime.sealed import MARK, seal, unseal
 from sparring.tuning.space import nested
 
 STATE_FILE = "sparring_search.json"
@@ -57,14 +57,16 @@ def kept_keys(job: TuneConfig) -> dict[str, Any]:
 
 
 def save(directory: Path, state: SearchState) -> Path:
-    """Write the state file into ``directory`` atomically and sealed (``runtime.sealed``: a
-    file cut short or changed later is refused, never resumed with today's defaults); returns
-    its path."""
+    """Write the state file into ``directory`` atomically, with the SHA-256 of its state inside
+    it (``{"state": {...}, "sha256": ...}``, still JSON): a file cut short or changed later is
+    refused, never resumed with today's defaults; returns its path."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / STATE_FILE
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     body = {"parent_run_id": state.parent_run_id, "search_id": state.search_id, **state.kept}
-    tmp.write_text(seal(json.dumps(body, indent=2, default=str)))
+    text = json.dumps(body, sort_keys=True, default=str)
+    sealed = {"state": json.loads(text), "sha256": hashlib.sha256(text.encode()).hexdigest()}
+    tmp.write_text(json.dumps(sealed, indent=2))
     os.replace(tmp, path)
     return path
 
@@ -74,27 +76,31 @@ REMEDY = "start the search anew under another search_id, or delete its directory
 
 def load(directory: Path) -> SearchState | None:
     """The state in ``directory``, None when there is none. It must prove itself: whole (its
-    seal), of this search (the directory's name) and with every ``KEPT`` key; anything else
-    is one ``UsageError`` line. A file of a search started before states were sealed has no
-    seal: it is read as it is, but still must hold every key (or, older still, none of
+    digest), of this search (the directory's name) and with every ``KEPT`` key; anything else
+    is one ``UsageError`` line. A search started before states carried a digest has a plain
+    JSON state: read as it is, but it still must hold every key (or, older still, none of
     ``KEPT``)."""
     path = directory / STATE_FILE
     if not path.exists():
         return None
-    data = path.read_bytes()
     what = f"{path} (the search's stored state)"
-    text = unseal(data, what, REMEDY) if MARK.encode() in data else data.decode("utf-8", "replace")
     try:
-        body = json.loads(text)
+        saved = json.loads(path.read_bytes())
     except ValueError:
         raise UsageError(f"{what} is not readable JSON (cut short?); {REMEDY}") from None
+    sealed = isinstance(saved, dict) and "sha256" in saved and "state" in saved
+    body = saved["state"] if sealed else saved
+    if sealed:
+        text = json.dumps(body, sort_keys=True, default=str)
+        if hashlib.sha256(text.encode()).hexdigest() != saved["sha256"]:
+            raise UsageError(f"{what} does not match its digest (changed?); {REMEDY}")
     if not isinstance(body, dict) or body.get("search_id") != directory.name:
         found = body.get("search_id") if isinstance(body, dict) else None
         raise UsageError(
             f"{what} is the state of search {found!r}, not {directory.name!r}; {REMEDY}"
         )
     missing = [key for key in ("parent_run_id", *KEPT) if key not in body]
-    before_kept = missing == list(KEPT) and MARK.encode() not in data  # an older search's file
+    before_kept = missing == list(KEPT) and not sealed  # an older search's file
     if missing and not before_kept:
         raise UsageError(f"{what} lacks {', '.join(missing)}; {REMEDY}")
     kept = {key: body[key] for key in KEPT if key in body}
