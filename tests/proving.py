@@ -81,7 +81,15 @@ def refused_as(*errors: type[BaseException]) -> Callable[[Callable[[], Any]], An
 
 
 def _dataset() -> Kind:
-    from sparring.runtime.datasets import DatasetError, DatasetSpec, read_table, write_table
+    """A dataset file where a run wrote it (a deal shard): found again by the run that reuses
+    it (``is_reusable``, with the identity its place gives), then read (``read_table``)."""
+    from sparring.runtime.datasets import (
+        DatasetError,
+        DatasetSpec,
+        is_reusable,
+        read_table,
+        write_table,
+    )
 
     spec = DatasetSpec("proof", 1, pa.schema([("x", pa.int64())]))
 
@@ -89,12 +97,14 @@ def _dataset() -> Kind:
         table = pa.table({"x": np.arange(1000, dtype=np.int64) * (i + 2)})
         path = directory / f"part-{i:05d}.parquet"
         write_table(table, path, spec, config_hash="h", seed=i, extra={"shard": i})
-        return path, table
+        return path, (i, table)
 
     def read(path: Path, made: Any) -> Any:
+        if not is_reusable(path, spec, "h", report=None, identity={"shard": made[0]}):
+            return RECOMPUTED
         return refused_as(DatasetError)(lambda: read_table(path, spec))
 
-    return Kind(make, read)
+    return Kind(make, read, expected=lambda made: made[1])
 
 
 def _checkpoint() -> Kind:

@@ -52,17 +52,19 @@ def file_digest(path: Where) -> str:
     return hashlib.sha256(locate(path).read_bytes()).hexdigest()
 
 
-def _recorded_digest(path: Location) -> str | None:
-    """The SHA-256 recorded next to ``path`` ("" when the sidecar is empty or names another
-    file: an intact copy of another file and its digest, put under this name, is not this
-    file), None when none is recorded."""
+def _recorded_digest(path: Location, at_its_place: bool = False) -> str | None:
+    """The SHA-256 recorded next to ``path`` ("" when the sidecar is empty), None when none.
+    With ``at_its_place`` (a cache entry or an output found where a run put it), a digest that
+    names another file is no digest: an intact copy of another file, put under this name, is
+    not this file. A file a person names (a table copied under a new name with its digest) is
+    checked by its bytes alone."""
     try:
         text = sidecar(path).read_text().strip()
     except FileNotFoundError:
         return None
     digest, _, name = text.partition(" ")  # "<hex>  <name>", as sha256sum writes it
     name = name.strip().lstrip("*")  # (sha256sum's binary-mode mark)
-    if name and name != path.name:
+    if at_its_place and name and name != path.name:
         return ""  # the digest of another file: this one cannot be trusted
     return digest
 
@@ -133,7 +135,7 @@ def read_verified(path: Where) -> bytes | None:
     """The bytes of ``path`` if they match the digest beside it; None when the file or its
     digest is missing or they differ (a cache then computes the entry again)."""
     path = locate(path)
-    recorded = _recorded_digest(path)
+    recorded = _recorded_digest(path, at_its_place=True)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -265,7 +267,7 @@ def is_reusable(
     ``{"shard": 3}``: an intact copy of another shard under this name is not this shard). A
     damaged or misplaced one is reported in one line and not reused."""
     path = locate(path)
-    recorded = _recorded_digest(path)
+    recorded = _recorded_digest(path, at_its_place=True)
     if recorded is None:
         return False  # no digest recorded (or nothing at all): cannot be trusted, recompute
     try:
