@@ -9,6 +9,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
@@ -81,16 +82,25 @@ def _reopen(uri: str) -> str:
     return done.stdout.strip()
 
 
+def _rolled_back(db: Path, *statements: str) -> str:
+    """A whole store made at ``db`` by another process (this one holds no connection to it),
+    its schema version set back to before the webhooks migration, then ``statements`` run;
+    returns its URI."""
+    uri = f"sqlite:///{db}"
+    assert _reopen(uri) == ""
+    with sqlite3.connect(db) as con:
+        con.execute("update alembic_version set version_num = 'de4033877273'")
+        for statement in statements:
+            con.execute(statement)
+    con.close()  # (a connection's with-block commits; it does not close)
+    return uri
+
+
 def test_a_migration_that_trips_over_a_half_done_one_is_refused_in_one_line(tmp_path):
     # The issue's own case: the store's version is from before the webhooks migration, whose
     # table is there already, and a later table is missing (so MLflow migrates on first use)
     db = tmp_path / "mlflow.db"
-    uri = f"sqlite:///{db}"
-    assert _reopen(uri) == ""  # made by another process: this one holds no connection to it
-    with sqlite3.connect(db) as con:
-        con.execute("update alembic_version set version_num = 'de4033877273'")
-        con.execute("drop table secrets")
-    con.close()  # (a connection's with-block commits; it does not close)
+    uri = _rolled_back(db, "drop table secrets")
     line = _reopen(uri)
     assert (
         line.startswith("BrokenStore ")
@@ -101,11 +111,7 @@ def test_a_migration_that_trips_over_a_half_done_one_is_refused_in_one_line(tmp_
 
 
 def test_a_store_of_an_older_mlflow_is_one_line_naming_the_upgrade(tmp_path):
-    db = tmp_path / "mlflow.db"
-    uri = f"sqlite:///{db}"
-    assert _reopen(uri) == ""  # made by another process: this one holds no connection to it
-    with sqlite3.connect(db) as con:
-        con.execute("update alembic_version set version_num = 'de4033877273'")
+    uri = _rolled_back(tmp_path / "mlflow.db")
     line = _reopen(uri)
     assert (
         line.startswith("OutdatedStore ")
