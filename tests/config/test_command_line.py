@@ -167,3 +167,45 @@ def test_ctrl_c_is_one_line_exit_130_and_a_killed_run(tmp_path, deals_root, resu
     client = MlflowClient(f"sqlite:///{db}")
     runs = client.search_runs([client.get_experiment_by_name("evolve").experiment_id])
     assert [r.info.status for r in runs] == ["KILLED"]
+
+
+def test_help_lists_only_the_groups_the_pipeline_takes(tmp_path):
+    """``sparring tune --help``: the search's groups, not the schemas nor other pipelines'
+    sweeps; evolve's lists its own sweep preset and no other pipeline's."""
+    tune = subprocess.run(
+        [sys.executable, "-m", "sparring.cli", "tune", "--help"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )
+    assert tune.returncode == 0, tune.stderr
+    groups = tune.stdout.split("== Configuration groups")[1].split("== Config ==")[0]
+    named = {line.split(":")[0].strip() for line in groups.splitlines()[1:] if ":" in line}
+    assert named == {"hparams_search", "ray", "tracking"}
+    assert "ga_smoke" in groups and "local" in groups
+    assert "hparams_search:\n  name: ga_tpe" in tune.stdout  # the config, composed
+    assert "A hyperparameter search" in tune.stdout  # what the command does
+    evolve = pipeline("evolve", "--help", "ga.population=7", cwd=tmp_path)
+    assert evolve.returncode == 0, evolve.stderr
+    assert "  sweep:    ga_operators\n" in evolve.stdout  # its own preset only
+    assert "population: 7" in evolve.stdout  # overrides are applied to what is shown
+
+
+def test_sweep_presets_each_name_their_pipeline():
+    """The help's sweep list finds a preset by its usage line: every preset has one."""
+    from sparring.launch.help import sweep_presets
+
+    conf = ROOT / "conf"
+    found = [p for name in (path.stem for path in conf.glob("*.yaml"))
+             for p in sweep_presets(conf, name)]
+    assert sorted(found) == sorted(path.stem for path in (conf / "sweep").glob("*.yaml"))
+
+
+def test_help_to_a_reader_that_stops_early_is_quiet(tmp_path):
+    """``| head``: the reader leaves; no error line (it once said the MLflow server was lost)."""
+    for command in ("-m sparring.cli tune --help", "pipelines/evolve.py --help"):
+        proc = subprocess.run(  # `true` has left before the help is written: always a broken pipe
+            f"{sys.executable} {command} | true; echo ${{PIPESTATUS[0]}}",
+            shell=True, capture_output=True, text=True, cwd=ROOT, timeout=120,
+            executable="/bin/bash",
+        )
+        assert proc.stdout == "141\n", proc.stdout  # as `yes | true` ends
+        assert proc.stderr == "", proc.stderr

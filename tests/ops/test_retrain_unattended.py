@@ -259,9 +259,20 @@ def test_a_webhook_that_fails_is_reported_not_fatal(tmp_path):
 
 
 def test_history_with_no_decisions_says_so(tmp_path, capsys):
+    from mlflow.tracking import MlflowClient
+
     uri = f"sqlite:///{tmp_path / 'empty.db'}"
+    MlflowClient(uri).search_experiments()  # a store that exists, with no retrain in it
     assert main(["retrain", "history", "--tracking-uri", uri]) == 0
     assert "no retrain decisions" in capsys.readouterr().out
+
+
+def test_history_and_results_of_a_missing_store_create_none(tmp_path, capsys):
+    uri = f"sqlite:///{tmp_path / 'typo.db'}"
+    for command in (["retrain", "history"], ["results"]):
+        assert main([*command, "--tracking-uri", uri]) == 2
+        assert f"no MLflow store at {tmp_path / 'typo.db'}" in capsys.readouterr().err
+    assert not (tmp_path / "typo.db").exists()
 
 
 def test_the_webhook_bodies_of_a_refusal_and_a_failure_carry_their_exit_status():

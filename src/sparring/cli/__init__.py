@@ -39,7 +39,7 @@ from sparring.cli import (
     tune,
 )
 from sparring.cli.common import EXIT_USAGE, Parser
-from sparring.runtime.errors import EXIT_INTERRUPTED, one_line
+from sparring.runtime.errors import EXIT_INTERRUPTED, one_line, reader_gone
 
 DOMAINS = (poker, mus, eleusis, flagbots, runs, tune, arena, cluster, submit, local_ray)
 GROUPS = {
@@ -84,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `sparring results | head`: the reader has all it wanted
+        return reader_gone()
     except Exception as exc:
         line = one_line(exc)
         if line is None or os.environ.get("SPARRING_DEBUG"):

@@ -123,6 +123,7 @@ def compare(args: argparse.Namespace) -> int:
 
 def results(args: argparse.Namespace) -> int:
     """Print the latest run of every pipeline."""
+    check_readable_store(args.tracking_uri, None, [])  # reading must not create an empty store
     from sparring.cli.results import results as latest
 
     latest(args.tracking_uri)
@@ -131,6 +132,7 @@ def results(args: argparse.Namespace) -> int:
 
 def retrain_history(args: argparse.Namespace) -> int:
     """Print the retrain decisions."""
+    check_readable_store(args.tracking_uri, None, [])
     from sparring.cli.results import retrain_history as history
 
     history(args.tracking_uri, args.experiment, args.model)

@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from sparring.config.objective import objective_value
+from sparring.launch.help import render as render_help
+from sparring.launch.help import wants_help
 from sparring.launch.preflight import check_tracking
 from sparring.runtime import checkout
-from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line
+from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line, reader_gone
 from sparring.runtime.signals import Terminated, handle_termination
 
 RESUME_HINT = "interrupted; run the same command again to resume"
@@ -111,6 +113,10 @@ def launch(
         with _reported():  # composition errors: unknown keys, wrong types, unknown options
             refuse_renamed(config_name, sys.argv[1:])  # an old key: its new name, no Hydra
             check_best_files(conf_dir, sys.argv[1:])  # a best-config file cut short: one line
+            if wants_help(sys.argv[1:]):  # this pipeline's groups only (launch/help.py)
+                overrides = [arg for arg in sys.argv[1:] if not arg.startswith("-")]
+                print(render_help(conf_dir, config_name, overrides))
+                sys.exit(0)
             task()
     except KeyboardInterrupt as stop:
         resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
@@ -151,6 +157,8 @@ def _reported() -> Iterator[None]:
         yield
     except (KeyboardInterrupt, SystemExit):
         raise
+    except BrokenPipeError:
+        sys.exit(reader_gone())
     except Exception as exc:
         line = one_line(exc)
         if line is None or _debug():

@@ -15,6 +15,19 @@ from typing import Any
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what `yes | head` reports for `yes`
+
+
+def reader_gone() -> int:
+    """The reader of stdout went away (``sparring ... | head``): nothing to report, since
+    nobody reads it; stdout is pointed at /dev/null so the interpreter's final flush does not
+    fail again. Returns the exit status to end with."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
 
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")  # CSI sequences: colours, cursor moves
 

@@ -40,6 +40,8 @@ class TrackingLost(UsageError):
 def unreachable(exc: BaseException) -> bool:
     """Whether ``exc`` says the tracking server did not answer (as opposed to refusing what
     was sent: a bad value, a missing run)."""
+    if isinstance(exc, BrokenPipeError):  # our stdout's reader left (`| head`), no server
+        return False
     if isinstance(exc, ConnectionError):
         return True
     text = str(exc)
