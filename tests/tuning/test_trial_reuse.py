@@ -74,3 +74,32 @@ def test_an_actor_reused_after_an_early_stop_runs_the_next_trial_to_its_end(ray_
     assert full.status == "TERMINATED", results.errors
     assert full.last_result[COMPLETE] == 1 and full.last_result[STEP] == STEPS
     assert full.last_result["pid"] == stopped.last_result["pid"]  # the same actor, reused
+
+
+def test_a_trial_whose_run_finished_before_a_kill_is_its_recorded_result(tmp_path):
+    """A search killed after a trial's child run FINISHED but before Tune saved the trial:
+    on resume the trial reports that run's numbers instead of running again. A run cut short
+    (KILLED), one without the objective, or another search's run with the same trial id is
+    no result: those trials run again."""
+    from mlflow.tracking import MlflowClient
+
+    from sparring.tuning.trial import TRIAL_TAG, finished_before
+
+    uri = f"sqlite:///{tmp_path / 'm.db'}"
+    client = MlflowClient(uri)
+    exp = client.create_experiment("evolve", artifact_location=str(tmp_path / "a"))
+    parent, other = (client.create_run(exp).info.run_id for _ in range(2))
+
+    def child(under: str, trial: str, status: str, metrics: dict[str, float]) -> None:
+        run = client.create_run(exp, tags={"mlflow.parentRunId": under, TRIAL_TAG: trial})
+        for key, value in metrics.items():
+            client.log_metric(run.info.run_id, key, value)
+        client.set_terminated(run.info.run_id, status)
+
+    child(parent, "t_done", "FINISHED", {"bb100": 1.5, "best_fitness": 0.25})
+    child(parent, "t_cut", "KILLED", {"bb100": 9.0})
+    child(parent, "t_none", "FINISHED", {"best_fitness": 0.5})
+    child(other, "t_other", "FINISHED", {"bb100": 2.0})
+    assert finished_before(uri, parent, "t_done", "bb100") == {"bb100": 1.5, "best_fitness": 0.25}
+    for trial in ("t_cut", "t_none", "t_other", "t_never"):
+        assert finished_before(uri, parent, trial, "bb100") is None, trial

@@ -143,6 +143,7 @@ def _trial_setup(
         steps=steps,
         report_steps=bool(search.scheduler.asha and steps),
         grid=search.algorithm is Algorithm.grid,
+        runs_at_once=job.concurrency,
     )
 
 
@@ -324,12 +325,11 @@ def _fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: 
             scheduler=scheduler,
             num_samples=samples,
             max_concurrent_trials=job.concurrency,
-            # A fresh process per trial (~10 s of imports each). Reuse works now (the reset
-            # that a stopped trial broke is fixed: tuning.trial.run_reported), but with trials
-            # that quick a kill can land between a trial's run finishing in MLflow and Tune
-            # saving it, and the resume then runs that trial twice: off until the resume
-            # recognises a finished child run.
-            reuse_actors=False,
+            # One process runs trial after trial (a fresh one costs ~10 s of imports). A trial
+            # stopped early ends its thread so the process can be reset (trial.run_reported);
+            # a trial a kill cut after its run finished is not run again on resume
+            # (trial.finished_before).
+            reuse_actors=True,
         ),
         run_config=tune.RunConfig(
             name=path.name,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,28 @@ from sparring.runtime.tracking import RunLogger, tracked_run
 # the sections that say where a job runs and is recorded, not what it computes
 RESULTS_HASH_EXCLUDES = ("ray", "tracking")
 
-__all__ = ["RESULTS_HASH_EXCLUDES", "Session", "pipeline_session", "results_hash"]
+__all__ = [
+    "RESULTS_HASH_EXCLUDES",
+    "Session",
+    "pipeline_session",
+    "results_hash",
+    "sharing_cluster",
+]
+
+# How many runs of this process share the cluster at once (a search's trials side by side).
+_RUNS_AT_ONCE: ContextVar[int] = ContextVar("runs_at_once", default=1)
+
+
+@contextmanager
+def sharing_cluster(runs: int) -> Iterator[None]:
+    """Sessions opened inside (in this thread) count ``cores`` as their share of the cluster:
+    its CPUs over ``runs``. A search runs trials side by side; a trial that fanned out over
+    every CPU left the others only its serial moments (``benchmarks/tune.py``)."""
+    token = _RUNS_AT_ONCE.set(max(1, runs))
+    try:
+        yield
+    finally:
+        _RUNS_AT_ONCE.reset(token)
 
 
 def results_hash(job: Any) -> str:
@@ -66,8 +88,10 @@ class Session:
 
     @property
     def cores(self) -> int:
-        """The CPUs of the Ray cluster the session is connected to (at least 1)."""
-        return max(1, int(self.resources.get("CPU", 1)))
+        """The CPUs this run may fill: the Ray cluster's, over the runs sharing it at once
+        (``sharing_cluster``; 1 outside a search), at least 1. It sizes fan-out only: results
+        are the same for any number of tasks."""
+        return max(1, int(self.resources.get("CPU", 1)) // _RUNS_AT_ONCE.get())
 
     def locate(self, where: str | Location) -> Location:
         """The Location of a root of the job, with the job's storage options."""

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring.runtime.progress import StopRun, reporting
+from sparring.services.frame import sharing_cluster
 from sparring.tuning import target
 from sparring.tuning.space import overrides, plain, short_name
 
@@ -43,6 +44,7 @@ class TrialSetup:
     steps: int | None  # steps the pipeline reports (None: it reports only its result)
     report_steps: bool = True  # False without a scheduler: no per-step objective to compute
     grid: bool = False  # a grid search (Tune numbers its trials from 0)
+    runs_at_once: int = 1  # trials sharing the cluster: each sizes its fan-out to its share
 
 
 def trial_number(trial_id: str, tagged: str, grid: bool = False) -> int:
@@ -110,6 +112,32 @@ def run_reported(
         raise SystemExit(0) from None
 
 
+def finished_before(
+    tracking_uri: str, parent_run_id: str, trial_id: str, objective: str
+) -> dict[str, float] | None:
+    """The numbers of trial ``trial_id``'s child run when an earlier attempt ran it to its end,
+    else None.
+
+    A search killed after a trial's run ended in MLflow but before Tune saved that trial (Tune
+    saves its state every few seconds) restores the trial as unfinished and starts it again;
+    its finished run is its result. A run without ``objective`` (cut before its last step,
+    stopped, failed) is not one: the trial runs again."""
+    from mlflow.tracking import MlflowClient
+
+    client = MlflowClient(tracking_uri)
+    experiment = client.get_run(parent_run_id).info.experiment_id
+    runs = client.search_runs(
+        [experiment],
+        filter_string=(
+            f"tags.mlflow.parentRunId = '{parent_run_id}' and tags.{TRIAL_TAG} = '{trial_id}' "
+            "and attributes.status = 'FINISHED'"
+        ),
+        max_results=1,
+    )
+    numbers = numeric(runs[0].data.metrics) if runs else {}
+    return numbers if objective in numbers else None
+
+
 def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
     """The Tune function trainable (``tune.with_parameters(run_trial, setup=...)``)."""
     from ray import tune
@@ -132,8 +160,15 @@ def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
     from sparring.config import to_typed
 
     config: Any = to_typed(cfg)
+    recorded = finished_before(config.tracking.uri, setup.parent_run_id, trial_id, setup.objective)
+    if recorded is not None:  # run to its end by an earlier attempt: its result, not a rerun
+        tune.report(
+            {**recorded, OBJECTIVE: recorded[setup.objective], STEP: setup.steps or 1, COMPLETE: 1}
+        )
+        return
     pipeline = target.module(setup.pipeline)
-    result = run_reported(pipeline.run, config, setup.objective, setup.report_steps)
+    with sharing_cluster(setup.runs_at_once):
+        result = run_reported(pipeline.run, config, setup.objective, setup.report_steps)
     value = objective_value(config, result)
     if value is None:  # checked up front; a pipeline that still reports none is a bug
         raise RuntimeError(f"{setup.pipeline} reported no {setup.objective}")
