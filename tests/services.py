@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sparring.runtime.net import free_port, stop_group, wait_for
+from tests.commands import BIN
 
-BIN = Path(sys.executable).parent
 __all__ = [
     "S3_CREDENTIALS",
     "LocalCluster",

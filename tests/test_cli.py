@@ -1,17 +1,9 @@
 """The `sparring` command as a user runs it."""
 
-import subprocess
-import sys
-
 import pytest
 
 from sparring.cli import main
-
-
-def run_cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "sparring.cli", *args], capture_output=True, text=True, timeout=120
-    )
+from tests.commands import run_cli
 
 
 def test_equity_prints_equity_win_tie_and_stderr(capsys):
@@ -41,7 +33,7 @@ def test_exact_on_the_river(capsys):
     ],
 )
 def test_bad_input_exits_2_with_one_line(args, message):
-    proc = run_cli(*args)
+    proc = run_cli(*args, timeout=120)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from sparring.cli import build_parser, main
+from tests.commands import cli_argv, pipeline_argv, run_command
 
 
 def leaf_commands() -> set[tuple[str, ...]]:
@@ -127,11 +128,11 @@ def test_bad_inputs_exit_2_with_one_line_and_no_traceback(files, tmp_path, monke
 @pytest.mark.parametrize(
     ("command", "args", "line"),
     [
-        (["-m", "sparring.cli", "tune"], ["search=ga_tpe", "trials=2"],
+        (cli_argv("tune"), ["search=ga_tpe", "trials=2"],
          "error: search= was renamed: use hparams_search=ga_tpe"),
-        (["pipelines/tune.py"], ["hparams_search=ga_smoke", "search.algorithm=tpe"],
+        (pipeline_argv("tune"), ["hparams_search=ga_smoke", "search.algorithm=tpe"],
          "error: search.algorithm= was renamed: use hparams_search.algorithm=tpe"),
-        (["pipelines/tune.py"], ["+search.scheduler.asha=false"],
+        (pipeline_argv("tune"), ["+search.scheduler.asha=false"],
          "error: search.scheduler.asha= was renamed: use +hparams_search.scheduler.asha=false"),
     ],
 )  # fmt: skip
@@ -139,18 +140,7 @@ def test_the_old_search_group_is_refused_naming_the_new_one(command, args, line,
     """``sparring tune`` and ``python pipelines/tune.py`` as a user runs them: the old spelling
     of the search-space group gets one line naming ``hparams_search``, exit 2, before any Ray
     work and with nothing written."""
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parents[1]
-    first = [str(root / command[0]), *command[1:]] if command[0].endswith(".py") else command
-    out = subprocess.run(
-        [sys.executable, *first, *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_command([*command, *args], cwd=tmp_path, timeout=120)
     assert out.returncode == 2, out.stderr[-2000:]
     assert out.stderr.strip().splitlines() == [line], out.stderr[-2000:]
     assert not any(tmp_path.iterdir())  # no Ray session dir, no outputs, no MLflow store

@@ -5,7 +5,6 @@ ends with the uninterrupted result; a damaged block is played again; an SPRT dec
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -19,8 +18,8 @@ from sparring.champions.registry import log_champion, register
 from sparring.pipelines import arena
 from sparring.poker.bots import maniac, tight_aggressive
 from sparring.runtime.errors import ConfigError
+from tests.commands import ROOT, run_pipeline, start_pipeline
 
-ROOT = Path(__file__).resolve().parents[2]
 BOT = f"cmd:{sys.executable} {ROOT / 'examples' / 'agents' / 'random_bot.py'}"
 SHELL_BOT = f"cmd:sh {ROOT / 'examples' / 'agents' / 'first_bot.sh'}"
 pytestmark = pytest.mark.usefixtures("ray_session")
@@ -111,11 +110,11 @@ def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(pipeline_co
     uri = f"sqlite:///{tmp_path / 'm.db'}"
     contest = [f"agent=cmd:{sys.executable} {slow}", "field=[first]", "units=12", "block=1",
                "seed=5"]  # fmt: skip
-    args = [sys.executable, str(ROOT / "pipelines" / "arena.py"), *contest, f"tracking.uri={uri}"]
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+    args = [*contest, f"tracking.uri={uri}"]
+    env = {"RAY_USAGE_STATS_ENABLED": "0"}
     killed = tmp_path / "killed"
-    first = subprocess.Popen([*args, f"output_dir={killed}"], cwd=tmp_path, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    first = start_pipeline("arena", *args, f"output_dir={killed}", cwd=tmp_path, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     deadline = time.monotonic() + 300
     try:
         while len(list(killed.rglob("blocks/*.json"))) < 3:
@@ -127,8 +126,8 @@ def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(pipeline_co
         first.wait()
     before = len(list(killed.rglob("blocks/*.json")))
     assert 3 <= before < 12
-    second = subprocess.run([*args, f"output_dir={killed}"], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=600)  # fmt: skip
+    second = run_pipeline("arena", *args, f"output_dir={killed}", cwd=tmp_path, env=env,
+                          timeout=600)  # fmt: skip
     assert second.returncode == 0, second.stderr[-3000:]
     assert f"{before} of 12 blocks already played" in second.stdout
     # the uninterrupted contest (in this process: the same games, wherever they are kept)

@@ -3,8 +3,6 @@ line before any work when it is cut short, changed or not text (issue #27, item 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,9 +13,8 @@ from sparring.config.best_files import check_best_files
 from sparring.runtime.errors import UsageError
 from sparring.runtime.sealed import seal, unseal
 from sparring.tuning.summary import TrialRecord, write_best
+from tests.commands import ROOT, run_pipeline
 from tests.configs import compose_config
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @settings(max_examples=200, deadline=None)
@@ -74,17 +71,8 @@ def test_the_pipeline_refuses_a_cut_best_file_in_one_line(tmp_path):
     """The issue's case: ``head -c 150`` of a best file, then ``evolve.py +best=trunc``."""
     whole = best_file(tmp_path, "t1")
     (tmp_path / "best" / "trunc.yaml").write_bytes(whole.read_bytes()[:150])
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "pipelines" / "evolve.py"),
-            "+best=trunc",
-            f"hydra.searchpath=[file://{tmp_path}]",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    done = run_pipeline(
+        "evolve", "+best=trunc", f"hydra.searchpath=[file://{tmp_path}]", cwd=tmp_path, timeout=120
     )
     assert done.returncode == 2, done.stderr[-2000:]
     assert done.stderr.strip().splitlines() == [

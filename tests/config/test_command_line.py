@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -13,18 +12,7 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def pipeline(name: str, *args: str, cwd: Path, env: dict | None = None):
-    return subprocess.run(
-        [sys.executable, str(ROOT / "pipelines" / f"{name}.py"), *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=180,
-        env={**os.environ, **(env or {})},
-    )
+from tests.commands import ROOT, pipeline_argv, run_cli, run_command, run_pipeline, start_pipeline
 
 
 def not_a_database(tmp_path: Path) -> str:
@@ -75,7 +63,7 @@ CASES = [
 @pytest.mark.parametrize(("name", "args", "message"), CASES)
 def test_a_bad_input_is_one_line_and_exit_2_before_any_work(tmp_path, name, args, message):
     args = [a(tmp_path) if callable(a) else a for a in args]
-    proc = pipeline(name, *args, cwd=tmp_path)
+    proc = run_pipeline(name, *args, cwd=tmp_path, timeout=180)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
@@ -100,20 +88,18 @@ def _imported(stderr: str) -> set[str]:
 def test_help_and_bad_input_import_no_ray_mlflow_or_pandas(tmp_path, name, args):
     """Check first, import later: the answer comes before the pipeline's module is imported."""
     args = [a(tmp_path) if callable(a) else a for a in args]
-    proc = subprocess.run(
-        [sys.executable, "-X", "importtime", str(ROOT / "pipelines" / f"{name}.py"), *args],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=180,
-    )
+    argv = pipeline_argv(name, *args)
+    argv[1:1] = ["-X", "importtime"]  # python -X importtime pipelines/<name>.py ...
+    proc = run_command(argv, cwd=tmp_path, timeout=180)
     assert proc.returncode == (0 if args == ["--help"] else 2), proc.stderr[-2000:]
     assert "hydra" in _imported(proc.stderr)  # the listing is what it claims to be
     assert not _imported(proc.stderr) & set(HEAVY)
 
 
 def test_sparring_debug_shows_the_whole_traceback(tmp_path):
-    proc = pipeline("evolve", "ga.population=0", cwd=tmp_path, env={"SPARRING_DEBUG": "1"})
+    proc = run_pipeline(
+        "evolve", "ga.population=0", cwd=tmp_path, env={"SPARRING_DEBUG": "1"}, timeout=180
+    )
     assert proc.returncode != 0
     assert "Traceback" in proc.stderr and "ga.population=0 is not allowed" in proc.stderr
 
@@ -130,22 +116,19 @@ def deals_root(tmp_path_factory):
 )
 def test_ctrl_c_is_one_line_exit_130_and_a_killed_run(tmp_path, deals_root, resume, said):
     db = tmp_path / "m.db"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "pipelines" / "evolve.py"),
-            "table_size=6",
-            "ga.population=8",
-            "ga.generations=1000",
-            "deals.train=20",
-            "deals.heldout=10",
-            "deals.equity_trials=20",
-            f"deals.root={deals_root}",
-            "ray.num_cpus=1",
-            "registry.register=false",
-            f"resume={resume}",
-            f"tracking.uri=sqlite:///{db}",
-        ],
+    proc = start_pipeline(
+        "evolve",
+        "table_size=6",
+        "ga.population=8",
+        "ga.generations=1000",
+        "deals.train=20",
+        "deals.heldout=10",
+        "deals.equity_trials=20",
+        f"deals.root={deals_root}",
+        "ray.num_cpus=1",
+        "registry.register=false",
+        f"resume={resume}",
+        f"tracking.uri=sqlite:///{db}",
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -172,10 +155,7 @@ def test_ctrl_c_is_one_line_exit_130_and_a_killed_run(tmp_path, deals_root, resu
 def test_help_lists_only_the_groups_the_pipeline_takes(tmp_path):
     """``sparring tune --help``: the search's groups, not the schemas nor other pipelines'
     sweeps; evolve's lists its own sweep preset and no other pipeline's."""
-    tune = subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "tune", "--help"],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120,
-    )
+    tune = run_cli("tune", "--help", cwd=tmp_path, timeout=120)
     assert tune.returncode == 0, tune.stderr
     groups = tune.stdout.split("== Configuration groups")[1].split("== Config ==")[0]
     named = {line.split(":")[0].strip() for line in groups.splitlines()[1:] if ":" in line}
@@ -183,7 +163,7 @@ def test_help_lists_only_the_groups_the_pipeline_takes(tmp_path):
     assert "ga_smoke" in groups and "local" in groups
     assert "hparams_search:\n  name: ga_tpe" in tune.stdout  # the config, composed
     assert "A hyperparameter search" in tune.stdout  # what the command does
-    evolve = pipeline("evolve", "--help", "ga.population=7", cwd=tmp_path)
+    evolve = run_pipeline("evolve", "--help", "ga.population=7", cwd=tmp_path, timeout=180)
     assert evolve.returncode == 0, evolve.stderr
     assert "  sweep:    ga_operators\n" in evolve.stdout  # its own preset only
     assert "population: 7" in evolve.stdout  # overrides are applied to what is shown
@@ -194,8 +174,9 @@ def test_sweep_presets_each_name_their_pipeline():
     from sparring.launch.help import sweep_presets
 
     conf = ROOT / "conf"
-    found = [p for name in (path.stem for path in conf.glob("*.yaml"))
-             for p in sweep_presets(conf, name)]
+    found = [
+        p for name in (path.stem for path in conf.glob("*.yaml")) for p in sweep_presets(conf, name)
+    ]
     assert sorted(found) == sorted(path.stem for path in (conf / "sweep").glob("*.yaml"))
 
 
@@ -204,7 +185,11 @@ def test_help_to_a_reader_that_stops_early_is_quiet(tmp_path):
     for command in ("-m sparring.cli tune --help", "pipelines/evolve.py --help"):
         proc = subprocess.run(  # `true` has left before the help is written: always a broken pipe
             f"{sys.executable} {command} | true; echo ${{PIPESTATUS[0]}}",
-            shell=True, capture_output=True, text=True, cwd=ROOT, timeout=120,
+            shell=True,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
             executable="/bin/bash",
         )
         assert proc.stdout == "141\n", proc.stdout  # as `yes | true` ends

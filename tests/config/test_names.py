@@ -3,13 +3,11 @@ a search id, an experiment, a model name. None climbs out of its directory or br
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from sparring.runtime.checks import NAME_ALLOWED, name
 from sparring.runtime.errors import ConfigError
+from tests.commands import run_cli
 from tests.configs import config_error
 
 
@@ -44,8 +42,7 @@ def test_what_would_break_a_filter_or_a_path_fails(bad):
 
 def test_retrain_history_refuses_a_quote_in_one_line():
     """It used to end in a traceback from MLflow's filter parser."""
-    cmd = [sys.executable, "-m", "sparring.cli", "retrain", "history", "--model", "a'b"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    done = run_cli("retrain", "history", "--model", "a'b", timeout=120)
     assert done.returncode == 2
     [line] = done.stderr.strip().splitlines()
     assert "--model" in line and "a'b" in line and "Traceback" not in done.stderr
@@ -54,8 +51,7 @@ def test_retrain_history_refuses_a_quote_in_one_line():
 @pytest.mark.parametrize("command", [["mus", "profile", "--player"], ["play", "mus", "--player"]])
 def test_a_mus_player_name_follows_the_one_rule(command, tmp_path):
     """#27 item 13: player names too (a name that becomes a filter, a path or a tag)."""
-    cmd = [sys.executable, "-m", "sparring.cli", *command, "../../x'y"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    done = run_cli(*command, "../../x'y", cwd=tmp_path, timeout=120)
     assert done.returncode == 2, done.stderr
     [line] = done.stderr.strip().splitlines()[-1:]
     assert "--player" in line and "is not allowed: expected a name" in line

@@ -15,31 +15,25 @@ from sparring.eleusis.env import EleusisGame
 from sparring.eleusis.protocol import ProtocolError, parse_feedback, parse_guess, referee
 from sparring.eleusis.scientists import Scientist
 from sparring.runtime.subreaper import running as alive
+from tests.commands import cli_argv, run_cli
 
-SCIENTIST = [sys.executable, "-m", "sparring.cli", "eleusis", "scientist"]
+SCIENTIST = cli_argv("eleusis", "scientist")  # a command line, also for the referee to start
 
 
 def test_referee_and_scientist_play_a_full_game_over_pipes():
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sparring.cli",
-            "eleusis",
-            "referee",
-            "--deck",
-            "spike:alpha=0.8",
-            "--seed",
-            "2",
-            "--harma",
-            "20",
-            "--",
-            *SCIENTIST,
-            "--name",
-            "em_greedy",
-        ],
-        capture_output=True,
-        text=True,
+    proc = run_cli(
+        "eleusis",
+        "referee",
+        "--deck",
+        "spike:alpha=0.8",
+        "--seed",
+        "2",
+        "--harma",
+        "20",
+        "--",
+        *SCIENTIST,
+        "--name",
+        "em_greedy",
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
@@ -100,13 +94,7 @@ def test_parsers():
 
 
 def test_scientist_rejects_malformed_feedback():
-    proc = subprocess.run(
-        [*SCIENTIST, "--name", "frequency"],
-        input="nonsense\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_cli("eleusis", "scientist", "--name", "frequency", input="nonsense\n", timeout=60)
     assert proc.returncode == 2
     assert proc.stdout == "C 1\n"
     assert "expected '<suit> <number> <0|1> <0|1>', got 'nonsense'" in proc.stderr
@@ -124,24 +112,16 @@ def test_the_informed_reference_speaks_the_protocol_given_the_family(capsys):
     assert "give --deck" in capsys.readouterr().err
     assert cli(["eleusis", "scientist", "--name", "informed", "--deck", "zipf:s=2"]) == 2
     assert "finitely many decks" in capsys.readouterr().err
-    proc = subprocess.run(
-        [*SCIENTIST, "--name", "informed", "--deck", "best_ne_mode"],
-        input="D 6 1 0\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    proc = run_cli(
+        "eleusis", "scientist", "--name", "informed", "--deck", "best_ne_mode",
+        input="D 6 1 0\n", timeout=60,
+    )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     assert set(proc.stdout.split("\n")[:2]) <= {"D 6", "D 7"}  # d = 0.1, never the mode C 1
 
 
 def referee_cli(*args, timeout=120):
-    return subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "eleusis", "referee", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return run_cli("eleusis", "referee", *args, timeout=timeout)
 
 
 def test_a_scientist_that_never_moves_loses_on_time():
@@ -190,8 +170,7 @@ def test_ending_the_referee_ends_the_scientist_and_all_it_started(tmp_path, how)
         f"setsid sh -c 'echo $$ >> {pids}; exec sleep 300' & echo $$ >> {pids}; exec sleep 300",
     ]  # fmt: skip
     ref = subprocess.Popen(
-        [sys.executable, "-m", "sparring.cli", "eleusis", "referee", "--deck", "uniform",
-         "--", *program],
+        cli_argv("eleusis", "referee", "--deck", "uniform", "--", *program),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -134,13 +134,10 @@ def test_memory_grows_with_h0_not_its_square():
 
 def test_a_harma_beyond_the_bound_is_refused_before_any_work():
     """``h0=[1000000]`` used to pass the check and fail inside Ray allocating 7.28 TiB."""
-    import subprocess
-    import sys
-
+    from tests.commands import run_cli
     from tests.configs import config_error
 
     assert "h0=[1000000] is not allowed" in config_error("eleusis_bench", "h0=[1000000]")
-    cmd = [sys.executable, "-m", "sparring.cli", "eleusis", "scientist", "--harma", "10000000"]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    done = run_cli("eleusis", "scientist", "--harma", "10000000", timeout=120)
     assert done.returncode == 2 and "1..100000" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

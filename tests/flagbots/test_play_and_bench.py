@@ -1,22 +1,16 @@
 """The terminal game and the search_bench pipeline on a tiny scale."""
 
-import subprocess
-import sys
-
 import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines.search_bench import run
+from tests.commands import run_cli
 from tests.configs import config_error
 
 
 def test_terminal_game_refuses_illegal_moves_and_replies():
-    proc = subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "play", "flagbots", "--depth", "2"],
-        input="c2-c4\nzz\nd2-d3\nquit\n",
-        capture_output=True,
-        text=True,
-        timeout=120,
+    proc = run_cli(
+        "play", "flagbots", "--depth", "2", input="c2-c4\nzz\nd2-d3\nquit\n", timeout=120
     )
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout

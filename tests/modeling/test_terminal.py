@@ -1,12 +1,10 @@
 """`sparring play mus` as a person uses it."""
 
-import subprocess
-import sys
-
 import pytest
 
 from sparring.modeling.terminal import parse_command
 from sparring.mus.game import DISCARD, MUS, NO_MUS
+from tests.commands import run_cli
 
 
 def test_commands_parse_and_bad_ones_say_why():
@@ -24,13 +22,7 @@ def test_commands_parse_and_bad_ones_say_why():
 
 def test_a_hand_in_the_terminal():
     moves = "hola\nno mus\n" + "paso\nquiero\n" * 12
-    proc = subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "play", "mus", "--seed", "1"],
-        input=moves,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_cli("play", "mus", "--seed", "1", input=moves, timeout=120)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "refused: 'hola' is not a command" in out
@@ -55,10 +47,9 @@ def test_learning_opponents_remember_the_person_across_sessions(tmp_path):
     store = tmp_path / "models.db"
     moves = "no mus\npaso\nquiero\n" * 100  # every prompt accepts one of the three
     for session in range(2):
-        proc = subprocess.run(
-            [sys.executable, "-m", "sparring.cli", "play", "mus", "--seed", str(session),
-             "--hands", "2", "--store", str(store), "--player", "ana"],
-            input=moves, capture_output=True, text=True, timeout=120,
+        proc = run_cli(
+            "play", "mus", "--seed", str(session), "--hands", "2", "--store", str(store),
+            "--player", "ana", input=moves, timeout=120,
         )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         assert "The bot has updated its model of your play." in proc.stdout
@@ -69,20 +60,13 @@ def test_learning_opponents_remember_the_person_across_sessions(tmp_path):
     replay = load_replay(conn, "ana", "seed-1")
     assert replay and all(e[1] == 0 for e in replay if e[0] in ("cards", "discarded_cards"))
     conn.close()
-    shown = subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "mus", "profile", "--store", str(store),
-         "--player", "ana"],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    shown = run_cli("mus", "profile", "--store", str(store), "--player", "ana", timeout=60)
     assert shown.returncode == 0 and shown.stdout.startswith("ana: 2 games")
     assert "mus_rate" in shown.stdout
 
 
 def test_illegal_commands_are_refused_with_the_legal_moves():
-    proc = subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "play", "mus", "--seed", "1"],
-        input="quiero\nquit\n", capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    proc = run_cli("play", "mus", "--seed", "1", input="quiero\nquit\n", timeout=120)
     assert proc.returncode == 0
     assert "refused: quiero is not allowed now; you may: " in proc.stdout
     assert proc.stdout.rstrip().endswith("bye")

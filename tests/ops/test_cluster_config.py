@@ -5,8 +5,6 @@ import copy
 import os
 import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import jsonschema
 import pytest
@@ -15,8 +13,8 @@ from ray.autoscaler._private.util import prepare_config, validate_config
 
 from sparring.launch.cluster_config import TEMPLATE, fields, render, validate
 from sparring.runtime.errors import UsageError
+from tests.commands import ROOT, run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
 IMAGE = "ami-0abc12345def67890"
 
 
@@ -82,20 +80,10 @@ def test_a_broken_config_is_rejected():
 
 def test_the_command_writes_a_config_ray_up_accepts(tmp_path):
     out = tmp_path / "cluster.local.yaml"
-    proc = subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "cluster", "config", "--image", IMAGE, "-o", out],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_cli("cluster", "config", "--image", IMAGE, "-o", str(out), timeout=120)
     assert proc.returncode == 0, proc.stderr
     validate(out.read_text())
-    bad = subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "cluster", "config", "--region", "x"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    bad = run_cli("cluster", "config", "--region", "x", timeout=120)
     assert bad.returncode == 2
     assert bad.stderr.strip() == (
         "sparring cluster: error: --image is required: an AMI id like ami-0abc12345def67890"

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from sparring.runtime import local_head
+from tests.commands import start_pipeline
 from tests.sockets import LOOPBACK, listeners
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_helper_sees_a_socket_on_every_interface():
@@ -34,18 +31,15 @@ def test_a_pipeline_and_its_ray_listen_on_loopback_only(tmp_path, ray):
     the GCS, the raylet, the agents and every worker listen on 127.0.0.1 and nowhere else, in
     the driver's own Ray (embedded) and in the machine's shared local head (local)."""
     head = local_head.ensure() if ray == "local" else None
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "pipelines" / "evolve.py"),
-            "ga.population=8",
-            "ga.generations=20",
-            "deals.train=40",
-            "deals.heldout=100",
-            "registry.register=false",
-            f"ray={ray}",
-            f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
-        ],
+    proc = start_pipeline(
+        "evolve",
+        "ga.population=8",
+        "ga.generations=20",
+        "deals.train=40",
+        "deals.heldout=100",
+        "registry.register=false",
+        f"ray={ray}",
+        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

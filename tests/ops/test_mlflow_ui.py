@@ -8,14 +8,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.launch.screenshots import browser
+from tests.commands import run_pipeline
 
-ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
@@ -25,23 +24,18 @@ def test_experiment_and_run_pages_show_name_source_datasets_params_metrics(tmp_p
             pytest.fail("no headless Chromium in CI: .ci/run installs Debian's chromium")
         pytest.skip("no headless Chromium (apt-get install chromium)")
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
-    evolve = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "pipelines" / "evolve.py"),
-            "ga.population=8",
-            "ga.generations=1",
-            "table_size=6",
-            "deals.train=30",
-            "deals.heldout=60",
-            "deals.equity_trials=50",
-            "ray.num_cpus=1",
-            f"tracking.uri={uri}",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    evolve = run_pipeline(
+        "evolve",
+        "ga.population=8",
+        "ga.generations=1",
+        "table_size=6",
+        "deals.train=30",
+        "deals.heldout=60",
+        "deals.equity_trials=50",
+        "ray.num_cpus=1",
+        f"tracking.uri={uri}",
         cwd=tmp_path,
+        timeout=600,
     )
     assert evolve.returncode == 0, evolve.stderr[-3000:]
     client = MlflowClient(uri)

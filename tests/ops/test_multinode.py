@@ -7,17 +7,16 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
 
+from tests.commands import pipeline_argv
 from tests.services import local_cluster
 from tests.sockets import descendants
 
-ROOT = Path(__file__).resolve().parents[2]
 EVOLVE = [
     "ga.population=16",
     "ga.generations=12",
@@ -29,17 +28,12 @@ pytestmark = pytest.mark.slow  # ~2 minutes: two Ray nodes and three evolutions
 
 
 def evolve(tmp: Path, name: str, extra: list[str], env: dict | None = None) -> subprocess.Popen:
-    """``pipelines/evolve.py`` in its own directory, logging to ``<tmp>/<name>.db``."""
+    """``pipelines/evolve.py`` in its own directory, logging to ``<tmp>/<name>.db``; ``env``
+    is the whole environment (a cluster's has no RAY_ADDRESS), None: this process's."""
     work = tmp / name
     work.mkdir()
     return subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "pipelines" / "evolve.py"),
-            *EVOLVE,
-            f"tracking.uri=sqlite:///{tmp / f'{name}.db'}",
-            *extra,
-        ],
+        pipeline_argv("evolve", *EVOLVE, f"tracking.uri=sqlite:///{tmp / f'{name}.db'}", *extra),
         cwd=work,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -123,16 +117,15 @@ def test_two_nodes_share_the_work_and_a_lost_node_changes_nothing(tmp_path, s3, 
         ]
 
         # handgen on the cluster writes the held-out set evolve made: the same bytes.
-        handgen = subprocess.run(
-            [
-                sys.executable,
-                str(ROOT / "pipelines" / "handgen.py"),
+        handgen = subprocess.run(  # cluster.env whole: not run_pipeline's os.environ under it
+            pipeline_argv(
+                "handgen",
                 *["deals=150", "table_size=10", "equity_trials=500", "seed=2", "shard_size=50"],
                 *on_cluster,
                 f"output_root={s3_bucket}/handgen",
                 f"storage.endpoint={s3.endpoint}",
                 f"tracking.uri=sqlite:///{tmp_path / 'handgen.db'}",
-            ],
+            ),
             cwd=tmp_path,
             env=cluster.env,
             capture_output=True,

@@ -9,7 +9,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -23,10 +22,10 @@ from sparring.runtime import storage
 from sparring.runtime.datasets import read_table, sidecar
 from sparring.runtime.storage import locate
 from sparring.services.dealsets import load_deal_set
+from tests.commands import run_pipeline, start_pipeline
 from tests.configs import SMALL_EVOLVE
 from tests.services import s3_server
 
-ROOT = Path(__file__).resolve().parents[2]
 DEALS = ("deals=6", "table_size=4", "equity_trials=40", "shard_size=2", "seed=3")
 FIELDS = ("board", "holes", "equity", "strength", "deal_id")
 
@@ -111,18 +110,20 @@ def test_evolve_killed_mid_run_resumes_from_its_checkpoints_on_s3(
 
     # The same run as a command with everything on S3, the endpoint from the environment.
     db = tmp_path / "s3run.db"
-    command = [
-        sys.executable,
-        str(ROOT / "pipelines" / "evolve.py"),
+    overrides = [
         *EVOLVE,
         f"deals.root={s3_bucket}/deals",
         f"checkpoint_root={s3_bucket}/checkpoints",
         f"tracking.uri=sqlite:///{db}",
         "ray.num_cpus=1",
     ]
-    env = {**os.environ, **s3.env}
-    proc = subprocess.Popen(
-        command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    proc = start_pipeline(
+        "evolve",
+        *overrides,
+        cwd=tmp_path,
+        env=s3.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
     checkpoints = on_s3(s3, f"{s3_bucket}/checkpoints")  # this test's own reads
     deadline = time.monotonic() + 300
@@ -134,9 +135,7 @@ def test_evolve_killed_mid_run_resumes_from_its_checkpoints_on_s3(
     proc.wait(timeout=60)
     assert "gen-00006.npz" not in _checkpoints(checkpoints)  # killed before the end
 
-    resumed = subprocess.run(
-        [*command, "resume=true"], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
+    resumed = run_pipeline("evolve", *overrides, "resume=true", cwd=tmp_path, env=s3.env)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resuming from generation" in resumed.stdout
     assert _checkpoints(checkpoints) == [f"gen-0000{i}.npz" for i in range(1, 7)]
@@ -216,19 +215,14 @@ def test_a_preflop_table_on_s3_feeds_deal_generation(
 
 def test_a_missing_bucket_is_one_line_before_any_task_and_nothing_is_retried(s3, tmp_path):
     bucket = f"missing-{os.getpid()}-{int(time.time())}"  # never created on the server
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "pipelines" / "handgen.py"),
-            *DEALS,
-            f"output_root=s3://{bucket}/x",
-            f"storage.endpoint={s3.endpoint}",
-            f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
-            "ray.num_cpus=1",
-        ],
+    proc = run_pipeline(
+        "handgen",
+        *DEALS,
+        f"output_root=s3://{bucket}/x",
+        f"storage.endpoint={s3.endpoint}",
+        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+        "ray.num_cpus=1",
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
         timeout=300,
     )
     assert proc.returncode == 2, proc.stderr[-3000:]
@@ -282,13 +276,10 @@ def _restarted_empty(s3, tmp_path: Path) -> None:
 
     bucket = f"vanish-{os.getpid()}"
     s3.bucket(bucket)
-    proc = subprocess.Popen(
-        [
-            sys.executable, str(ROOT / "pipelines" / "handgen.py"), "deals=600", "table_size=4",
-            "equity_trials=400", "shard_size=4", "seed=3", f"output_root=s3://{bucket}/x",
-            f"storage.endpoint={s3.endpoint}", f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
-            "ray.num_cpus=1",
-        ],
+    proc = start_pipeline(
+        "handgen", "deals=600", "table_size=4", "equity_trials=400", "shard_size=4", "seed=3",
+        f"output_root=s3://{bucket}/x", f"storage.endpoint={s3.endpoint}",
+        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}", "ray.num_cpus=1",
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 240

@@ -24,9 +24,9 @@ from sparring.champions.claims import ClaimHeld, acquire, claim_key, claims_of
 from sparring.champions.registry import log_champion, register
 from sparring.cli import main
 from sparring.poker.bots import tight_aggressive
+from tests.commands import run_cli, run_pipeline
 from tests.ops.test_sweep_compare_retrain import TINY
 
-ROOT = Path(__file__).resolve().parents[2]
 MODEL = "cron-champion"
 
 # A claimant process: waits for the start time, tries to claim, reports, holds, releases.
@@ -116,27 +116,22 @@ def webhook():
 
 
 def retrain(uri: str, tmp: Path, *extra: str, model: str = MODEL) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "pipelines" / "retrain.py"),
-            *TINY,
-            "ga.generations=1",
-            f"registry.model_name={model}",
-            "retrain.id=2026-12-01",
-            f"tracking.uri={uri}",
-            "tracking.artifact_root=null",
-            f"deals.root={tmp / 'deals'}",
-            f"retrain.checkpoint_root={tmp / 'ck'}",
-            f"checkpoint_root={tmp / 'evolve-ck'}",
-            "ray.num_cpus=1",
-            f"hydra.run.dir={tmp / 'hydra'}",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=600,
+    return run_pipeline(
+        "retrain",
+        *TINY,
+        "ga.generations=1",
+        f"registry.model_name={model}",
+        "retrain.id=2026-12-01",
+        f"tracking.uri={uri}",
+        "tracking.artifact_root=null",
+        f"deals.root={tmp / 'deals'}",
+        f"retrain.checkpoint_root={tmp / 'ck'}",
+        f"checkpoint_root={tmp / 'evolve-ck'}",
+        "ray.num_cpus=1",
+        f"hydra.run.dir={tmp / 'hydra'}",
+        *extra,
         cwd=tmp,
+        timeout=600,
     )
 
 
@@ -197,20 +192,13 @@ def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
     assert len(client.search_runs([decision.info.experiment_id])) == 2 and len(received) == 1
 
     # The history lists it with its interval.
-    history = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "sparring.cli",
-            "retrain",
-            "history",
-            "--tracking-uri",
-            mlflow_server,
-        ],
-        capture_output=True,
-        text=True,
+    history = run_cli(
+        "retrain",
+        "history",
+        "--tracking-uri",
+        mlflow_server,
         timeout=120,
-        env={**os.environ, "COLUMNS": "200"},  # one row per decision (pytest's children see 80)
+        env={"COLUMNS": "200"},  # one row per decision (pytest's children see 80)
     )
     assert history.returncode == 0, history.stderr
     row = next((line for line in history.stdout.splitlines() if "2026-12-01" in line), None)

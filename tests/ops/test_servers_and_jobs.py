@@ -3,17 +3,14 @@
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
 from sparring.launch.submit import EXCLUDES
 from sparring.runtime.tracking import tracked_run
+from tests.commands import BIN, ROOT
 from tests.services import free_port, stop_ray_node, wait_for
-
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 
 
 def test_a_run_is_logged_through_the_tracking_server(mlflow_server, tmp_path):

@@ -7,33 +7,31 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from mlflow.tracking import MlflowClient
 
+from tests.commands import start_pipeline
 from tests.configs import TINY_EVOLVE
 
-ROOT = Path(__file__).resolve().parents[2]
 EVOLVE = (*TINY_EVOLVE, "ga.generations=40")
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_ends_evolve_like_ctrl_c(tmp_path, signum):
     db = tmp_path / "mlflow.db"
-    command = [
-        sys.executable,
-        str(ROOT / "pipelines" / "evolve.py"),
+    proc = start_pipeline(
+        "evolve",
         *EVOLVE,
         f"deals.root={tmp_path / 'deals'}",
         f"checkpoint_root={tmp_path / 'ck'}",
         f"tracking.uri=sqlite:///{db}",
         "resume=true",  # how a scheduled job runs it: the same command again continues
-    ]
-    proc = subprocess.Popen(
-        command, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 300
     while not list((tmp_path / "ck").glob("*/gen-00002.npz")):

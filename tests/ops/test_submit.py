@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,10 +19,9 @@ from sparring.launch.submit import prepare, shipped
 from sparring.poker.preflop import PREFLOP_SPEC
 from sparring.runtime.datasets import read_table
 from sparring.runtime.provenance import git_commit, git_dirty, lock_digest
+from tests.commands import BIN, ROOT
 from tests.services import _ray_start, free_port, stop_ray_node, wait_for
 
-ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 README_PORTS = ("6379", "8265", "52365")  # the head's GCS, dashboard and agent ports
 
 

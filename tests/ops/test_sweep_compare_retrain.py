@@ -1,9 +1,5 @@
 """Sweeps grouped under a parent run, the compare table, and retraining decisions."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
@@ -13,29 +9,23 @@ from sparring.pipelines.compare import compare
 from sparring.pipelines.retrain import run as retrain
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.runtime.config import ConfigError
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.commands import run_pipeline
 
 
 def test_two_point_sweep_is_grouped_under_a_parent_run(tmp_path):
     db = f"sqlite:///{tmp_path / 'sweep.db'}"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "pipelines" / "equity.py"),
-            "-m",
-            "sweep=equity_trials",
-            "classes=[AA,72o]",
-            "opponents=[1]",
-            f"tracking.uri={db}",
-            f"output={tmp_path / 'eq.parquet'}",
-            "ray.num_cpus=2",
-            f"hydra.sweep.dir={tmp_path}/mr",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
+    proc = run_pipeline(
+        "equity",
+        "-m",
+        "sweep=equity_trials",
+        "classes=[AA,72o]",
+        "opponents=[1]",
+        f"tracking.uri={db}",
+        f"output={tmp_path / 'eq.parquet'}",
+        "ray.num_cpus=2",
+        f"hydra.sweep.dir={tmp_path}/mr",
         cwd=tmp_path,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     client = MlflowClient(db)

@@ -1,9 +1,5 @@
 """The equity pipeline end to end on a tiny config: real Ray, real Parquet, real MLflow."""
 
-import subprocess
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
@@ -11,9 +7,8 @@ from mlflow.tracking import MlflowClient
 from sparring.pipelines.equity import run
 from sparring.poker.preflop import PREFLOP_SPEC, class_equity, load_table
 from sparring.runtime.datasets import read_metadata, read_table
+from tests.commands import run_pipeline
 from tests.configs import config_error
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_tiny_run_writes_table_and_mlflow_run_then_reuses(ray_session, pipeline_config, tmp_path):
@@ -81,13 +76,7 @@ def test_bad_config_fails_before_any_work(override, message):
 
 
 def test_command_line_reports_a_bad_value_without_starting_ray(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "pipelines" / "equity.py"), "trials=-5"],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        timeout=120,
-    )
+    proc = run_pipeline("equity", "trials=-5", cwd=tmp_path, timeout=120)
     assert proc.returncode != 0
     assert "trials=-5 is not allowed: expected an integer in 1..100000000" in proc.stderr
 

@@ -18,8 +18,7 @@ from mlflow.tracking import MlflowClient
 
 from sparring.runtime import local_head
 from sparring.runtime.reaper import descendants
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.commands import run_cli, start_pipeline
 
 
 def _env(home: Path, **more: str) -> dict[str, str]:
@@ -47,16 +46,13 @@ def _wait_gone(pids: set[int], timeout_s: float = 60.0) -> set[int]:
 def _equity(seed: int, tmp_path: Path, home: Path, *extra: str, to: str = "") -> subprocess.Popen:
     out = tmp_path / (to or f"equity-{seed}")
     out.mkdir()
-    return subprocess.Popen(
-        [
-            sys.executable,
-            str(ROOT / "pipelines" / "equity.py"),
-            "trials=300",
-            f"seed={seed}",
-            f"output={out / 'preflop.parquet'}",
-            f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
-            *extra,
-        ],
+    return start_pipeline(
+        "equity",
+        "trials=300",
+        f"seed={seed}",
+        f"output={out / 'preflop.parquet'}",
+        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+        *extra,
         cwd=out,
         env=_env(home),
         stdout=subprocess.DEVNULL,
@@ -145,14 +141,13 @@ def test_sparring_ray_stop_ends_only_sparrings_head(tmp_path):
         others = {other.pid, *descendants(other.pid)}
         head = local_head.ensure(where=home)
         tree = {head.pid, *descendants(head.pid)}
-        cli = [sys.executable, "-m", "sparring.cli", "ray"]
-        status = subprocess.run([*cli, "status"], env=_env(home), capture_output=True, text=True)
+        status = run_cli("ray", "status", env=_env(home))
         assert f"local Ray head {head.pid} at {head.address}" in status.stdout
-        stop = subprocess.run([*cli, "stop"], env=_env(home), capture_output=True, text=True)
+        stop = run_cli("ray", "stop", env=_env(home))
         assert stop.returncode == 0 and f"stopped the local Ray head {head.pid}" in stop.stdout
         assert not _wait_gone(tree)
         assert _tree_alive(others) == others  # the other Ray is untouched
-        again = subprocess.run([*cli, "stop"], env=_env(home), capture_output=True, text=True)
+        again = run_cli("ray", "stop", env=_env(home))
         assert again.returncode == 0 and "no local Ray head was running" in again.stdout
     finally:
         os.killpg(other.pid, signal.SIGTERM)

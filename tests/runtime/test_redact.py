@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from sparring.runtime.redact import redact_url, redact_value
+from tests.commands import run_pipeline
 
 SECRETS = ("HOOKPASS", "SECRETTOKEN")
 
@@ -62,15 +63,10 @@ def test_a_run_records_no_secret_anywhere(ray_session, pipeline_config, tmp_path
 def test_a_pipeline_run_from_the_command_line_leaves_no_secret_in_any_file_or_stream(tmp_path):
     """#27 item 6 through Hydra: its own files (``outputs/.../.hydra/``: the config, the
     overrides, its config) and everything printed, besides the store and the artifacts."""
-    import subprocess
-    import sys
-
-    root = Path(__file__).resolve().parents[2]
     endpoint = "http://u:HOOKPASS@127.0.0.1:18700/s3?token=SECRETTOKEN"
-    done = subprocess.run(
-        [sys.executable, str(root / "pipelines" / "equity.py"), "trials=100", "opponents=[1]",
-         "classes=[AA]", "output=p.parquet", f"storage.endpoint='{endpoint}'"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+    done = run_pipeline(
+        "equity", "trials=100", "opponents=[1]", "classes=[AA]", "output=p.parquet",
+        f"storage.endpoint='{endpoint}'", cwd=tmp_path, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     hydra_files = list(tmp_path.glob("outputs/*/*/.hydra/*.yaml"))

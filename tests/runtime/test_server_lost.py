@@ -12,7 +12,6 @@ import subprocess
 import sys
 import time
 from contextlib import ExitStack
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -21,10 +20,9 @@ from mlflow.tracking import MlflowClient
 from sparring.runtime.errors import one_line
 from sparring.runtime.outbox import TrackingLost
 from sparring.runtime.tracking import tracked_run
+from tests.commands import ROOT, run_pipeline, start_pipeline
 from tests.configs import TINY_EVOLVE
 from tests.services import mlflow_server
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def config(uri: str, **tracking) -> dict:
@@ -109,16 +107,19 @@ def test_evolve_outlives_its_server_keeps_every_checkpoint_and_resumes(tmp_path)
     with ExitStack() as server:
         uri = server.enter_context(mlflow_server(root))
         port = urlparse(uri).port
-        command = [
-            sys.executable,
-            str(ROOT / "pipelines" / "evolve.py"),
+        overrides = [
             *EVOLVE,
             f"deals.root={tmp_path / 'deals'}",
             f"checkpoint_root={tmp_path / 'ck'}",
             f"tracking.uri={uri}",
         ]
-        proc = subprocess.Popen(
-            command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        proc = start_pipeline(
+            "evolve",
+            *overrides,
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         deadline = time.monotonic() + 300
         while not list((tmp_path / "ck").glob("*/gen-00002.npz")):
@@ -135,7 +136,7 @@ def test_evolve_outlives_its_server_keeps_every_checkpoint_and_resumes(tmp_path)
     assert sorted(p.name for p in ck.glob("gen-*.npz"))[-1] == "gen-00008.npz"  # work went on
 
     with mlflow_server(root, port):  # back: the same command records the run
-        again = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        again = run_pipeline("evolve", *overrides, cwd=tmp_path, timeout=300)
         assert again.returncode == 0, again.stderr[-3000:]
         assert "resuming from generation 8" in again.stdout + again.stderr
         client = MlflowClient(uri)

@@ -4,10 +4,8 @@ an MLflow child run, the best config rerun exactly, a killed search resumed."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,9 +14,9 @@ from mlflow.tracking import MlflowClient
 
 from sparring.pipelines import evolve, tune
 from sparring.tuning.trial import NUMBER_TAG, TRIAL_TAG
+from tests.commands import run_cli, run_pipeline, start_pipeline
 from tests.configs import CONF_DIR
 
-ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.usefixtures("ray_session")
 
 
@@ -191,8 +189,6 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
     trial finished once, no run RUNNING and a best file that composes its trial's config."""
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     args = [
-        sys.executable,
-        str(ROOT / "pipelines" / "tune.py"),
         "hparams_search=ga_smoke",
         "hparams_search.scheduler.asha=false",
         "trials=4",
@@ -203,9 +199,9 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
         f"tracking.uri={uri}",
         "ray.num_cpus=2",
     ]
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    first = subprocess.Popen(
-        args, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    env = {"RAY_USAGE_STATS_ENABLED": "0"}
+    first = start_pipeline(
+        "tune", *args, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     deadline = time.monotonic() + 400
     try:
@@ -230,9 +226,7 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
         ("hparams_search.scheduler.asha=true", "hparams_search.scheduler.asha=false"),
         ("trials=8", "trials=4"),
     ):
-        refused = subprocess.run(
-            [*resume, change], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
-        )
+        refused = run_pipeline("tune", *resume, change, cwd=tmp_path, env=env, timeout=120)
         assert refused.returncode == 2, refused.stderr[-2000:]
         assert refused.stderr.strip().splitlines() == [
             f"error: {change} is not allowed with resume=true: search killed keeps the "
@@ -240,9 +234,7 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
         ]
         assert refused.stdout == ""  # before Ray and the search's first line
     assert len(children(uri, "killed")) == started
-    second = subprocess.run(
-        resume, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
-    )
+    second = run_pipeline("tune", *resume, cwd=tmp_path, env=env, timeout=600)
     assert second.returncode == 0, second.stderr[-3000:]
     assert [r.info.status for r in children(uri, "killed", "RUNNING")] == []
     for run in children(uri, "killed"):  # every trial ran ga_smoke's evolutions
@@ -334,13 +326,7 @@ def test_bad_search_spaces_are_refused_in_one_line(case, tmp_path):
 def test_the_command_refuses_a_bad_space_before_any_work(tmp_path):
     """From the command line: one line, exit status 2, no Ray, no data, no MLflow store."""
     searchpath, expected = bad_preset(tmp_path, "outside_the_schema")
-    out = subprocess.run(
-        [sys.executable, "-m", "sparring.cli", "tune", searchpath, "hparams_search=bad"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_cli("tune", searchpath, "hparams_search=bad", cwd=tmp_path, timeout=120)
     assert out.returncode == 2, out.stderr[-2000:]
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: " + expected), out.stderr
@@ -353,14 +339,13 @@ def test_sigterm_stops_a_search_as_ctrl_c_does(tmp_path):
     line, or Ray's C++ dump)."""
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     args = [
-        sys.executable, str(ROOT / "pipelines" / "tune.py"), "hparams_search=ga_smoke",
-        "hparams_search.scheduler.asha=false", "trials=4", "concurrency=1", "search_id=term",
-        f"storage={tmp_path / 'tune'}", f"best_dir={tmp_path / 'best'}", f"tracking.uri={uri}",
-        "ray.num_cpus=2",
+        "hparams_search=ga_smoke", "hparams_search.scheduler.asha=false", "trials=4",
+        "concurrency=1", "search_id=term", f"storage={tmp_path / 'tune'}",
+        f"best_dir={tmp_path / 'best'}", f"tracking.uri={uri}", "ray.num_cpus=2",
     ]  # fmt: skip
-    env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-    proc = subprocess.Popen(args, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    env = {"RAY_USAGE_STATS_ENABLED": "0"}
+    proc = start_pipeline("tune", *args, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)  # fmt: skip
     deadline = time.monotonic() + 400
     while not children(uri, "term", "FINISHED"):
         assert proc.poll() is None, proc.communicate()[1][-2000:]

@@ -1,0 +1,100 @@
+"""A pipeline or the ``sparring`` command run as a user runs it: in a subprocess of its own, with
+this test session's interpreter (so the project's virtual environment) and its environment.
+
+The session's environment is what ``tests/conftest.py`` sets up (the repository on
+``PYTHONPATH``, ``RAY_USAGE_STATS_ENABLED=0``, the session's Ray home, the test S3 credentials):
+a child inherits it unless a test gives ``env``, whose variables are then set on top of it. A
+test that needs variables removed builds its own environment and calls ``subprocess`` itself
+with the argv from ``pipeline_argv`` or ``cli_argv``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]  # the repository: pipelines/, conf/, README.md
+BIN = Path(sys.executable).parent  # the environment's console scripts: sparring, ray, mlflow
+
+
+def pipeline_argv(name: str, *overrides: str) -> list[str]:
+    """``python pipelines/<name>.py <overrides...>``, the script by its absolute path."""
+    return [sys.executable, str(ROOT / "pipelines" / f"{name}.py"), *overrides]
+
+
+def cli_argv(*args: str) -> list[str]:
+    """``sparring <args...>``, as ``python -m sparring.cli``."""
+    return [sys.executable, "-m", "sparring.cli", *args]
+
+
+def _environment(env: Mapping[str, str] | None) -> dict[str, str] | None:
+    """None (inherit this process's environment unchanged), or it with ``env`` set on top."""
+    return None if env is None else {**os.environ, **env}
+
+
+def run_command(
+    argv: Sequence[str],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    input: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` (from ``pipeline_argv`` or ``cli_argv``, maybe with interpreter flags) to
+    its end: its stdout and stderr captured as text, ``input`` (if any) its stdin. ``timeout``
+    in seconds as ``subprocess.run`` takes it (None: no limit; past it, TimeoutExpired). The
+    exit status is the caller's to check."""
+    return subprocess.run(
+        list(argv),
+        cwd=cwd,
+        env=_environment(env),
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def run_pipeline(
+    name: str,
+    *overrides: str,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``pipelines/<name>.py <overrides...>`` run to its end in ``cwd`` (where Hydra writes
+    ``outputs/``, and relative paths of the config resolve: a test's own directory), as
+    ``run_command`` runs it."""
+    return run_command(pipeline_argv(name, *overrides), cwd=cwd, env=env, timeout=timeout)
+
+
+def run_cli(
+    *args: str,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    input: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``sparring <args...>`` run to its end (in ``cwd``, else this process's directory), as
+    ``run_command`` runs it."""
+    return run_command(cli_argv(*args), cwd=cwd, env=env, timeout=timeout, input=input)
+
+
+def start_pipeline(
+    name: str,
+    *overrides: str,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    **popen_kwargs: Any,
+) -> subprocess.Popen:
+    """``pipelines/<name>.py <overrides...>`` started in ``cwd`` and left running, for a test
+    that watches, signals or kills it: ``popen_kwargs`` (stdout, stderr, text, ...) go to
+    ``subprocess.Popen`` as given, nothing is captured unless they ask for it, and waiting
+    for the process (and ending it) is the caller's."""
+    return subprocess.Popen(
+        pipeline_argv(name, *overrides), cwd=cwd, env=_environment(env), **popen_kwargs
+    )
