@@ -60,10 +60,19 @@ def populate(uri: str, artifacts: Path, sweep: str = SWEEP) -> list[str]:
     return runs
 
 
+@pytest.fixture(scope="module")
+def populated(tmp_path_factory):
+    """One store for the module's tests (compare only reads it)."""
+    root = tmp_path_factory.mktemp("store")
+    uri = f"sqlite:///{root / 'm.db'}"
+    return uri, populate(uri, root / "a")
+
+
 @pytest.fixture
-def store(tmp_path):
-    uri = f"sqlite:///{tmp_path / 'm.db'}"
-    return uri, populate(uri, tmp_path / "a"), tmp_path
+def store(populated, tmp_path):
+    """The module's store, and a directory of the test's own for what compare writes."""
+    uri, runs = populated
+    return uri, runs, tmp_path
 
 
 def test_a_sweep_shows_its_swept_param_first_and_cuts_no_name(store, capsys):
@@ -218,10 +227,19 @@ def populate_searches(uri: str, artifacts: Path) -> MlflowClient:
     return client
 
 
+@pytest.fixture(scope="module")
+def populated_searches(tmp_path_factory):
+    """One store of searches for the module's tests (compare only reads it)."""
+    root = tmp_path_factory.mktemp("searches")
+    uri = f"sqlite:///{root / 'm.db'}"
+    return uri, populate_searches(uri, root / "a")
+
+
 @pytest.fixture
-def searches(tmp_path):
-    uri = f"sqlite:///{tmp_path / 'm.db'}"
-    return uri, populate_searches(uri, tmp_path / "a"), tmp_path
+def searches(populated_searches, tmp_path):
+    """The module's store of searches, and a directory of the test's own for compare's files."""
+    uri, client = populated_searches
+    return uri, client, tmp_path
 
 
 def _truth(client: MlflowClient) -> dict[str, Any]:

@@ -29,15 +29,20 @@ from tests.ops.test_sweep_compare_retrain import TINY
 
 MODEL = "cron-champion"
 
-# A claimant process: waits for the start time, tries to claim, reports, holds, releases.
+# A claimant process: says READY once imported, waits for "go" on stdin (start is true) or the
+# start time, tries to claim, reports, holds, releases.
 CLAIMANT = textwrap.dedent(
     """
     import sys, time
     from mlflow.tracking import MlflowClient
     from sparring.champions.claims import ClaimHeld, acquire
-    uri, key, start, hold = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
+    uri, key, start, hold = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
     client = MlflowClient(uri)
-    time.sleep(max(0.0, start - time.time()))
+    if start == "go":
+        print("READY", flush=True)
+        sys.stdin.readline()
+    else:
+        time.sleep(max(0.0, float(start) - time.time()))
     try:
         claim = acquire(client, key, "the job")
     except ClaimHeld as exc:
@@ -53,9 +58,11 @@ CLAIMANT = textwrap.dedent(
 )
 
 
-def claimant(uri: str, key: str, start: float, hold: float) -> subprocess.Popen:
+def claimant(uri: str, key: str, start: float | str, hold: float) -> subprocess.Popen:
+    """A claimant that claims at ``start`` (a time), or when told "go" (``start="go"``)."""
     return subprocess.Popen(
         [sys.executable, "-c", CLAIMANT, uri, key, str(start), str(hold)],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -64,8 +71,11 @@ def claimant(uri: str, key: str, start: float, hold: float) -> subprocess.Popen:
 
 def test_of_claimants_started_together_exactly_one_holds_the_claim(mlflow_server):
     key = claim_key(MODEL, "retrain", "2026-12-01")
-    start = time.time() + 8  # every process is up and waiting by then
-    procs = [claimant(mlflow_server, key, start, hold=6) for _ in range(4)]
+    procs = [claimant(mlflow_server, key, "go", hold=6) for _ in range(4)]
+    assert [p.stdout.readline() for p in procs] == ["READY\n"] * 4  # all imported and waiting
+    for p in procs:  # released together
+        p.stdin.write("go\n")
+        p.stdin.flush()
     outs = [p.communicate(timeout=120)[0].split() for p in procs]
     assert all(p.returncode == 0 for p in procs), [p.stderr for p in procs]
     winners = [(p.pid, o[1]) for p, o in zip(procs, outs, strict=True) if o[0] == "GOT"]
