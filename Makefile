@@ -65,8 +65,8 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	@echo "The local Ray head stays up for later pipelines (10 idle minutes); end it now with: $(PY) -m sparring.cli ray stop"
 
 # TEST_WORKERS=2 runs two test processes (pytest-xdist), a test file each at a time, both on the
-# session's one local Ray head. The default is one: on 2 cores, two at once timed out starting
-# Ray and the MLflow server under load (benchmarks/RESULTS.md, loops).
+# session's one local Ray head. The default is one: the suite is CPU-bound, and on 2 cores two
+# workers took 42 min 25 s against about 34 min for one (benchmarks/RESULTS.md, the suite).
 TEST_WORKERS ?= 0
 
 test: setup  ## the whole test suite (slow exhaustive checks included)
