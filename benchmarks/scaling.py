@@ -192,6 +192,7 @@ def main() -> None:
 
 def plot(curves: dict, path: Path) -> None:
     import matplotlib
+    import matplotlib.ticker
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -202,7 +203,9 @@ def plot(curves: dict, path: Path) -> None:
             ax = axes[row][col]
             ax.plot(sizes, values, "o-")
             ax.set_xscale("log")
-            ax.set_yscale("log")
+            ax.set_xticks(sizes, [f"{s:,}" for s in sizes])  # the sizes run, not log decades
+            ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+            ax.set_ylim(0, max(values) * 1.1)  # from zero: a flat memory curve looks flat
             ax.set_xlabel(what)
             ax.set_ylabel(label)
             if row == 0:
