@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-from pathlib import Path
 
+from tests.commands import ROOT
 from tests.ops.test_compare_readable import populate
 
-ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = (
     ".venv/bin/sparring compare",
     ".venv/bin/python pipelines/compare.py",

@@ -7,13 +7,12 @@ import os
 import signal
 import subprocess
 import sys
-from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
 from sparring.runtime.tracking import ENDED_TAG, driver_gone, driver_id, tracked_run
+from tests.commands import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DRIVER = """
 import sys, time
 from sparring.runtime.tracking import tracked_run

@@ -12,8 +12,8 @@ from pathlib import Path
 from mlflow.tracking import MlflowClient
 
 from sparring.runtime.provenance import git_commit, git_dirty
+from tests.commands import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 GIT_AS_TEST = ["-c", "user.name=sparring-test", "-c", "user.email=test@localhost"]
 
 

@@ -11,8 +11,8 @@ import time
 from pathlib import Path
 
 from sparring.runtime.reaper import _stat, descendants
+from tests.commands import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 DRIVER = """
 import time
 from sparring.runtime.ray_session import init_ray

@@ -7,11 +7,11 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.commands import ROOT
+
 DRIVER = """
 import sys, time
 from sparring.runtime.tracking import tracked_run

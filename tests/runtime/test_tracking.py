@@ -7,8 +7,7 @@ import yaml
 from mlflow.tracking import MlflowClient
 
 from sparring.runtime.tracking import default_run_name, tracked_run
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.commands import ROOT
 
 
 def test_run_records_params_metrics_tags_and_status(mlflow_store, tmp_path):
