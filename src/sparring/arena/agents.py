@@ -11,6 +11,8 @@ Specs (``parse``; a bad one is one ``ConfigError`` line naming what is allowed):
   (the fast path);
 - ``cmd:<command line>``: an outside program speaking the line protocol
   (``sparring.arena.protocol``), run under ``sandbox.Limits``;
+- ``acpc:<command line>``: an ACPC poker program, started with host and port appended and
+  dealt to over TCP (``acpc_seat``), under the same limits;
 - Sparring's own: ``random`` and ``first`` (any game: a uniformly random or the first legal
   action), ``flagbots@depth=<n>`` and ``flagbots@<ms>ms`` (the alpha-beta engine at a fixed
   depth or time per move), ``poker@<baseline>`` (a baseline chromosome: calling_station,
@@ -44,8 +46,9 @@ from sparring.runtime.errors import ConfigError
 # spec imports no numba (poker.rules)
 POKER_BASELINES = ("calling_station", "maniac", "random", "tight_aggressive")
 ALLOWED = (
-    "py:<module>:<Name>, cmd:<command line>, random, first, flagbots@depth=<1..10>, "
-    f"flagbots@<ms>ms, poker@<{'|'.join(POKER_BASELINES)}>, champion@<alias|version>, "
+    "py:<module>:<Name>, cmd:<command line>, acpc:<command line>, random, first, "
+    f"flagbots@depth=<1..10>, flagbots@<ms>ms, poker@<{'|'.join(POKER_BASELINES)}>, "
+    "champion@<alias|version>, "
     "mus@default, mus@<rate>=<value>,..., eleusis@<learner>[:<param>=<value>]"
 )
 _FLAGBOTS = re.compile(r"^flagbots@(?:depth=(\d+)|(\d+)ms)$")
@@ -62,8 +65,8 @@ class Agent(Protocol):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A parsed spec: ``kind`` (``py``, ``cmd``, ``builtin``, ``champion``) and what it names
-    (a champion: ``alias`` or ``version`` of the registered model)."""
+    """A parsed spec: ``kind`` (``py``, ``cmd``, ``acpc``, ``builtin``, ``champion``) and what
+    it names (a champion: ``alias`` or ``version`` of the registered model)."""
 
     text: str
     kind: str
@@ -78,7 +81,7 @@ class AgentSpec:
         """The games it can play (None: any)."""
         if self.text.startswith("flagbots@"):
             return ("flagbots",)
-        if self.text.startswith(("poker@", "champion@")):
+        if self.text.startswith(("poker@", "champion@", "acpc:")):
             return ("poker",)
         if self.text.startswith(("mus@", "eleusis@")):
             return (self.text.split("@", 1)[0],)
@@ -89,7 +92,7 @@ class AgentSpec:
         executable, or its script when the executable is an interpreter), the module file's
         for ``py:``, the spec itself for a built-in."""
         path: Path | None = None
-        if self.kind == "cmd":
+        if self.kind in ("cmd", "acpc"):
             scripts = [Path(a) for a in self.argv[1:] if Path(a).is_file()]
             path = scripts[0] if scripts else Path(shutil.which(self.argv[0]) or self.argv[0])
         elif self.kind == "py":
@@ -104,13 +107,14 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
     """The spec ``text`` checked (a ``cmd:`` program must exist and be executable, a ``py:``
     module must be importable and have the name); nothing is started."""
     text = text.strip()
-    if text.startswith("cmd:"):
+    if text.startswith(("cmd:", "acpc:")):
+        kind, _, line = text.partition(":")
         try:
-            argv = tuple(shlex.split(text[4:]))
+            argv = tuple(shlex.split(line))
         except ValueError as exc:
             raise ConfigError(key, text, f"a command line ({exc})") from None
         if not argv:
-            raise ConfigError(key, text, "cmd: followed by a command line")
+            raise ConfigError(key, text, f"{kind}: followed by a command line")
         program = argv[0]
         found = shutil.which(program) if "/" not in program else program
         if found is None or not Path(found).is_file():
@@ -122,7 +126,7 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
             str(Path(a).resolve()) if not Path(a).is_absolute() and Path(a).is_file() else a
             for a in argv
         )
-        return AgentSpec(text, "cmd", argv=argv)
+        return AgentSpec(text, kind, argv=argv)
     if text.startswith("py:"):
         match = _PY.match(text)
         if not match:
@@ -217,6 +221,10 @@ def make(
     name = name or spec.text
     if spec.kind == "cmd":
         return ProgramAgent(spec.argv, limits, name)
+    if spec.kind == "acpc":
+        from sparring.arena.acpc_seat import AcpcProgramAgent
+
+        return AcpcProgramAgent(spec.argv, limits, name)
     if spec.kind == "py":
         factory = getattr(importlib.import_module(spec.module), spec.attribute)
         agent = factory()

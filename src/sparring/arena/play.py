@@ -1,12 +1,14 @@
 """One game between agents, through the game protocol alone, with faults as forfeits.
 
 ``play_game`` asks the seat to act for every decision with ``observation(seat)`` and
-``legal_actions()``; an answer that is not one of the legal actions (after a JSON round trip
-an action is an int or a str) or any ``AgentFault`` (crash, timeout, memory, garbage) ends the
-game there: the faulty seat forfeits. A forfeit scores as the worst result for that seat and
-an even share of its loss for the others (a team game: its whole team loses; zero-sum games
-keep their sum); a one-player game
-(Eleusis) records the forfeit with the seat's returns as they stood.
+``legal_actions()``; an agent with an ``observe(observation)`` hook (an ACPC program, which is
+sent every state of a hand) is also shown its seat's observation after the start and after
+every action, the last one included. An answer that is not one of the legal actions (after a
+JSON round trip an action is an int or a str) or any ``AgentFault`` (crash, timeout, memory,
+garbage) ends the game there: the faulty seat forfeits. A forfeit scores as the worst result
+for that seat and an even share of its loss for the others (a team game: its whole team loses;
+zero-sum games keep their sum); a one-player game (Eleusis) records the forfeit with the
+seat's returns as they stood.
 """
 
 from __future__ import annotations
@@ -98,6 +100,19 @@ def play_game(
             return forfeit(seat, fault.kind, fault.detail)
         except Exception as exc:  # an in-process agent's bug loses its game, not the contest
             return forfeit(seat, "crash", f"{names[seat]} raised {_line(exc)}")
+    observers = [(s, a.observe) for s, a in enumerate(agents) if callable(getattr(a, "observe", 0))]
+
+    def shown() -> tuple[int, AgentFault] | None:
+        """Every observer shown its view; the first fault met, if any."""
+        for seat, observe in observers:
+            try:
+                observe(state.observation(seat))
+            except AgentFault as fault:
+                return seat, fault
+        return None
+
+    if observers and (fault := shown()):
+        return forfeit(fault[0], fault[1].kind, fault[1].detail)
     while not state.is_terminal():
         if len(record.actions) >= max_decisions:
             record.capped = True
@@ -124,6 +139,8 @@ def play_game(
         except IllegalActionError as exc:
             return forfeit(seat, "illegal", f"{names[seat]} played {action!r}: {exc}")
         record.actions.append(action)
+        if observers and (fault := shown()) and not state.is_terminal():
+            return forfeit(fault[0], fault[1].kind, fault[1].detail)  # (after the end: no loss)
     record.returns = [float(r) for r in state.returns()]
     for agent in agents:
         _end(agent, record.returns)

@@ -16,6 +16,12 @@ credentials of the arena's own reach it), and with these limits (``Limits``):
   (``unshare -n``) where the machine allows one (``network_isolation()`` says whether it
   does); elsewhere it keeps the machine's network, which the README states.
 
+With ``relay=True`` (an ACPC program, which connects to its dealer over TCP by itself) the
+program's stdin is empty and its stdout joins the capped stderr log; its keeper listens on
+127.0.0.1 inside the program's namespace, passes it host and port, and relays that one
+connection to a socket pair whose other end is this ``Program``'s: ``send_line`` and
+``receive_line`` then speak over it (``runtime.subreaper``).
+
 Every failure is an ``AgentFault`` with a ``kind`` (``crash``, ``timeout``, ``memory``,
 ``garbage``, ``long_line``, ``closed``) and one line of detail. The program runs under a keeper
 (``runtime.subreaper``, which also applies the memory and CPU limits): ``close`` ends every
@@ -31,6 +37,7 @@ import os
 import select
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import threading
@@ -136,11 +143,15 @@ class _CappedLog:
 class Program:
     """One outside program under ``limits``; see the module docstring."""
 
-    def __init__(self, argv: Sequence[str], limits: Limits, name: str = "program") -> None:
+    def __init__(
+        self, argv: Sequence[str], limits: Limits, name: str = "program", relay: bool = False
+    ) -> None:
         if not argv:
             raise ValueError("a program needs a command line")
-        self.argv, self.limits, self.name = list(argv), limits, name
+        self.argv, self.limits, self.name, self.relay = list(argv), limits, name, relay
         self.proc: subprocess.Popen[bytes] | None = None
+        self._socket: socket.socket | None = None
+        self._in_fd = self._out_fd = -1  # what we write to, what we read from
         self.workdir: Path | None = None
         self._buffer = bytearray()
         self._stderr: _CappedLog | None = None
@@ -158,26 +169,43 @@ class Program:
             "LANG": "C.UTF-8",
             "PYTHONUNBUFFERED": "1",
         }
+        theirs: socket.socket | None = None
         try:
             subreaper.check_startable(self.argv)
             memory, cpu = self.limits.memory_mb << 20, max(1, int(self.limits.cpu_s))
+            if self.relay:
+                self._socket, theirs = socket.socketpair()
+            keeper = subreaper.command(
+                self.argv, memory, cpu, relay_fd=None if theirs is None else theirs.fileno()
+            )
             self.proc = subprocess.Popen(
-                [*prefix, *subreaper.command(self.argv, memory, cpu)],
-                stdin=subprocess.PIPE,
+                [*prefix, *keeper],
+                stdin=subprocess.DEVNULL if self.relay else subprocess.PIPE,
                 stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                stderr=subprocess.STDOUT if self.relay else subprocess.PIPE,
                 cwd=self.workdir,
                 env=env,
                 start_new_session=True,
+                pass_fds=() if theirs is None else (theirs.fileno(),),
             )
         except (OSError, subprocess.SubprocessError) as exc:
             self.close()
             why = getattr(exc, "strerror", None) or str(exc)
             raise AgentFault("crash", f"cannot start {self.argv[0]}: {why}") from None
-        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
-        os.set_blocking(self.proc.stdin.fileno(), False)
-        os.set_blocking(self.proc.stdout.fileno(), False)
-        self._stderr = _CappedLog(self.proc.stderr, self.limits.stderr_bytes)
+        finally:
+            if theirs is not None:
+                theirs.close()
+        assert self.proc.stdout
+        if self._socket is not None:
+            self._socket.setblocking(False)
+            self._in_fd = self._out_fd = self._socket.fileno()
+            self._stderr = _CappedLog(self.proc.stdout, self.limits.stderr_bytes)
+        else:
+            assert self.proc.stdin and self.proc.stderr
+            self._in_fd, self._out_fd = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+            os.set_blocking(self._in_fd, False)
+            os.set_blocking(self._out_fd, False)
+            self._stderr = _CappedLog(self.proc.stderr, self.limits.stderr_bytes)
 
     @property
     def pid(self) -> int | None:
@@ -195,12 +223,13 @@ class Program:
             deadline = time.monotonic() + 5  # a forked child dies on its own schedule
             while live_members(self.proc.pid) and time.monotonic() < deadline:
                 time.sleep(0.01)
-            for stream in (self.proc.stdin, self.proc.stdout):
+            for stream in (self.proc.stdin, self.proc.stdout, self._socket):
                 try:
                     if stream is not None:
                         stream.close()
                 except OSError:
                     pass
+            self._socket = None
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
@@ -208,18 +237,21 @@ class Program:
     # --- talk
     def send(self, message: dict[str, Any], deadline: float) -> None:
         """Write ``message`` as one JSON line before ``deadline`` (``time.monotonic``)."""
-        assert self.proc is not None and self.proc.stdin is not None
-        data = memoryview((json.dumps(message, separators=(",", ":")) + "\n").encode())
-        fd = self.proc.stdin.fileno()
+        self.send_line((json.dumps(message, separators=(",", ":")) + "\n").encode(), deadline)
+
+    def send_line(self, line: bytes, deadline: float) -> None:
+        """Write ``line`` (its line end included) before ``deadline``."""
+        assert self.proc is not None and self._in_fd >= 0
+        data = memoryview(line)
         while data:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AgentFault("timeout", f"{self.name} does not read its input")
-            _, ready, _ = select.select([], [fd], [], left)
+            _, ready, _ = select.select([], [self._in_fd], [], left)
             if not ready:
                 continue
             try:
-                data = data[os.write(fd, data) :]
+                data = data[os.write(self._in_fd, data) :]
             except BlockingIOError:
                 continue
             except (BrokenPipeError, ConnectionResetError):
@@ -227,8 +259,19 @@ class Program:
 
     def receive(self, deadline: float) -> dict[str, Any]:
         """The next JSON object line the program writes, before ``deadline``."""
-        assert self.proc is not None and self.proc.stdout is not None
-        fd = self.proc.stdout.fileno()
+        line = self.receive_line(deadline)
+        try:
+            message = json.loads(line)
+        except (ValueError, RecursionError):  # not JSON, or JSON no parser should take
+            raise AgentFault("garbage", f"{self.name} wrote {_shown(line)}, not JSON") from None
+        if not isinstance(message, dict):
+            raise AgentFault("garbage", f"{self.name} wrote {_shown(line)}, not a JSON object")
+        return message
+
+    def receive_line(self, deadline: float) -> bytes:
+        """The next line the program writes (without its ``\\n``), before ``deadline``."""
+        assert self.proc is not None and self._out_fd >= 0
+        fd = self._out_fd
         while b"\n" not in self._buffer:
             if len(self._buffer) > self.limits.line_bytes:
                 raise AgentFault(
@@ -244,8 +287,10 @@ class Program:
                 chunk = os.read(fd, 1 << 16)
             except BlockingIOError:
                 continue
+            except ConnectionResetError:
+                chunk = b""
             if not chunk:
-                raise self._ended("ended")
+                raise self._ended("ended" if not self.relay else "closed its connection")
             self._buffer += chunk
         line, _, rest = bytes(self._buffer).partition(b"\n")
         self._buffer = bytearray(rest)
@@ -253,13 +298,7 @@ class Program:
             raise AgentFault(
                 "long_line", f"{self.name} wrote a line over {self.limits.line_bytes} bytes"
             )
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError):  # not JSON, or JSON no parser should take
-            raise AgentFault("garbage", f"{self.name} wrote {_shown(line)}, not JSON") from None
-        if not isinstance(message, dict):
-            raise AgentFault("garbage", f"{self.name} wrote {_shown(line)}, not a JSON object")
-        return message
+        return line
 
     def _ended(self, what: str) -> AgentFault:
         """The fault of a program that stopped talking: memory, a signal or an exit status."""

@@ -9,6 +9,7 @@ moves it, or a registration that names it explicitly.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import tempfile
@@ -20,8 +21,10 @@ import numpy as np
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
-from sparring.poker.rules import N_GENES
+from sparring.poker.rules import DEFAULT_CALL_FACTOR, DEFAULT_RAISE_FACTOR, N_GENES
 from sparring.runtime.datasets import DatasetError, verify, write_with_digest
+from sparring.runtime.errors import ConfigError
+from sparring.runtime.redact import redact_url
 
 
 def log_champion(
@@ -110,3 +113,48 @@ def load_registered(
     version = client.get_model_version_by_alias(name, alias)
     chromosome, info = load_champion(client, str(version.source))
     return chromosome, info, str(version.version)
+
+
+def resolve_champion(uri: str, model_name: str, spec: Any, key: str) -> dict[str, Any]:
+    """What a ``champion@<alias|version>`` agent spec (``arena.agents.AgentSpec``) plays by,
+    read from the registry at ``uri``: ``genes``, the preflop factors, ``version`` and
+    ``digest`` (of the genes and factors, not the version's number). A version or alias that
+    is not there is one ``ConfigError`` on ``key``, listing what is."""
+    client = MlflowClient(uri)
+    try:
+        if spec.alias:
+            version = client.get_model_version_by_alias(model_name, spec.alias)
+        else:
+            version = client.get_model_version(model_name, spec.version)
+    except MlflowException:
+        raise ConfigError(
+            key,
+            spec.text,
+            f"a version or alias of {model_name} in {redact_url(uri)} "
+            f"({_registered(client, model_name)})",
+        ) from None
+    genes, info = load_champion(client, str(version.source))
+    factors = {
+        "raise_factor": float(info.get("raise_factor", DEFAULT_RAISE_FACTOR)),
+        "call_factor": float(info.get("call_factor", DEFAULT_CALL_FACTOR)),
+    }
+    played = genes.astype(np.int8).tobytes() + json.dumps(factors, sort_keys=True).encode()
+    return {
+        "genes": genes.astype(int).tolist(),
+        **factors,
+        "version": str(version.version),
+        "digest": hashlib.sha256(played).hexdigest()[:16],
+    }
+
+
+def _registered(client: MlflowClient, model: str) -> str:
+    """What ``model`` has: its versions and aliases, or that it has none."""
+    try:
+        found = client.get_registered_model(model)
+    except MlflowException as exc:
+        if exc.error_code != "RESOURCE_DOES_NOT_EXIST":
+            return f"the registry did not answer: {str(exc).splitlines()[0][:120]}"
+        return "no such model: register a champion with pipelines/evolve.py"
+    versions = [v.version for v in client.search_model_versions(f"name='{model}'")]
+    aliases = ", ".join(sorted(found.aliases)) or "none"
+    return f"versions {', '.join(map(str, sorted(map(int, versions))))}; aliases {aliases}"

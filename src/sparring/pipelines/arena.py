@@ -31,15 +31,12 @@ from sparring.arena.contest import (
     play_block,
     score_interval,
 )
-from sparring.champions.registry import load_champion
+from sparring.champions.registry import resolve_champion
 from sparring.config.arena import ArenaConfig, Kind
 from sparring.ga.league import rate
-from sparring.poker.rules import DEFAULT_CALL_FACTOR, DEFAULT_RAISE_FACTOR
 from sparring.reporting.console import console
 from sparring.runtime.config import config_hash, metric_name
-from sparring.runtime.errors import ConfigError
 from sparring.runtime.parallel import parallel_map
-from sparring.runtime.redact import redact_url
 from sparring.runtime.storage import Location
 from sparring.services.frame import pipeline_session, results_hash
 
@@ -125,58 +122,17 @@ def _sprt(
 
 def _champions(job: ArenaConfig) -> dict[str, dict[str, Any]]:
     """The chromosome and preflop factors of every ``champion@`` entrant, read from the model
-    registry before any game (a missing one is one line)."""
-    wanted = [(entrant, parse(entrant)) for entrant in job.entrants]
-    wanted = [(entrant, spec) for entrant, spec in wanted if spec.kind == "champion"]
-    if not wanted:
-        return {}
-    from mlflow.exceptions import MlflowException
-    from mlflow.tracking import MlflowClient
-
-    client = MlflowClient(job.tracking.uri)
-    out = {}
-    for entrant, spec in wanted:  # keyed by the entrant as the config spells it
-        try:
-            if spec.alias:
-                version = client.get_model_version_by_alias(job.model_name, spec.alias)
-            else:
-                version = client.get_model_version(job.model_name, spec.version)
-        except MlflowException:
-            raise ConfigError(
-                "agent" if spec.text == job.under_test else "field",
-                spec.text,
-                f"a version or alias of {job.model_name} in {redact_url(job.tracking.uri)} "
-                f"({_registered(client, job.model_name)})",
-            ) from None
-        genes, info = load_champion(client, str(version.source))
-        factors = {
-            "raise_factor": float(info.get("raise_factor", DEFAULT_RAISE_FACTOR)),
-            "call_factor": float(info.get("call_factor", DEFAULT_CALL_FACTOR)),
-        }
-        # what it plays by: the genes and the preflop factors (not the version's number)
-        played = genes.astype(np.int8).tobytes() + json.dumps(factors, sort_keys=True).encode()
-        out[entrant] = {
-            "genes": genes.astype(int).tolist(),
-            **factors,
-            "version": str(version.version),
-            "digest": hashlib.sha256(played).hexdigest()[:16],
-        }
-    return out
-
-
-def _registered(client, model: str) -> str:
-    """What ``model`` has: its versions and aliases, or that it has none."""
-    from mlflow.exceptions import MlflowException
-
-    try:
-        found = client.get_registered_model(model)
-    except MlflowException as exc:
-        if exc.error_code != "RESOURCE_DOES_NOT_EXIST":
-            return f"the registry did not answer: {str(exc).splitlines()[0][:120]}"
-        return "no such model: register a champion with pipelines/evolve.py"
-    versions = [v.version for v in client.search_model_versions(f"name='{model}'")]
-    aliases = ", ".join(sorted(found.aliases)) or "none"
-    return f"versions {', '.join(map(str, sorted(map(int, versions))))}; aliases {aliases}"
+    registry before any game (a missing one is one line), keyed by the entrant as spelled."""
+    return {
+        entrant: resolve_champion(
+            job.tracking.uri,
+            job.model_name,
+            spec,
+            "agent" if entrant == job.under_test else "field",
+        )
+        for entrant in job.entrants
+        if (spec := parse(entrant)).kind == "champion"
+    }
 
 
 def run(job: ArenaConfig) -> dict[str, Any]:
@@ -305,9 +261,10 @@ def _signed(value: float) -> str:
 
 def _short(spec: str) -> str:
     """A spec as part of a metric name: a program's file name, else the spec."""
-    if spec.startswith("cmd:"):
-        parts = spec[4:].split()
-        return parts[-1].rsplit("/", 1)[-1] if parts else "cmd"
+    if spec.startswith(("cmd:", "acpc:")):
+        kind, _, line = spec.partition(":")
+        parts = line.split()
+        return parts[-1].rsplit("/", 1)[-1] if parts else kind
     return spec.replace(":", "_")
 
 

@@ -18,7 +18,15 @@ as a script by the same Python with only the standard library (``python -I -S``,
 - a keeper itself killed with -9 takes the program with it (``PR_SET_PDEATHSIG``), though not
   what the program started.
 
-    python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] [--starter PID] -- program ...
+- with ``--relay FD`` (an ACPC program, which connects to its dealer by itself) the keeper
+  listens on 127.0.0.1 at a free port, in its own network namespace when it was started in one
+  (the loopback is brought up first), appends ``127.0.0.1 <port>`` to the program's command
+  line as the reference ``play_match.pl`` does, accepts one connection and relays its bytes to
+  and from the stream socket ``FD`` (the arena's end of a socket pair): the program reaches its
+  dealer and, in an empty namespace, nothing else.
+
+    python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] [--starter PID] [--relay FD]
+        -- program ...
 """
 
 from __future__ import annotations
@@ -27,10 +35,13 @@ import contextlib
 import ctypes
 import errno
 import os
+import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 
@@ -42,15 +53,21 @@ _WATCHED = {signal.SIGCHLD, *_STOP}
 
 
 def command(
-    argv: Sequence[str], memory_bytes: int | None = None, cpu_s: int | None = None
+    argv: Sequence[str],
+    memory_bytes: int | None = None,
+    cpu_s: int | None = None,
+    relay_fd: int | None = None,
 ) -> list[str]:
     """The command line that runs ``argv`` under a keeper (with an address-space limit of
-    ``memory_bytes`` and a CPU-time limit of ``cpu_s`` seconds on the program, when given)."""
+    ``memory_bytes`` and a CPU-time limit of ``cpu_s`` seconds on the program, when given;
+    ``relay_fd``: relay a TCP connection of the program's to that inherited socket)."""
     keeper = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--starter", str(os.getpid())]
     if memory_bytes is not None:
         keeper += ["--memory", str(memory_bytes)]
     if cpu_s is not None:
         keeper += ["--cpu", str(cpu_s)]
+    if relay_fd is not None:
+        keeper += ["--relay", str(relay_fd)]
     return [*keeper, "--", *argv]
 
 
@@ -177,6 +194,57 @@ def _start(argv: list[str], memory: int | None, cpu: int | None, libc: ctypes.CD
         os._exit(127)
 
 
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1  # linux/sockios.h, linux/if.h
+
+
+def _loopback_up() -> None:
+    """Bring ``lo`` up where it is down (a new network namespace starts with it down: binding
+    127.0.0.1 works there, connecting does not)."""
+    import fcntl
+    import struct
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        request = struct.pack("16sH", b"lo", 0)
+        flags = struct.unpack("16sH", fcntl.ioctl(s, SIOCGIFFLAGS, request)[:18])[1]
+        if not flags & IFF_UP:
+            fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH", b"lo", flags | IFF_UP))
+
+
+def _listen() -> socket.socket:
+    """A listening socket on 127.0.0.1 at a free port."""
+    _loopback_up()
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    return server
+
+
+def _relay(server: socket.socket, peer: socket.socket) -> None:
+    """Accept one connection on ``server`` and copy bytes both ways between it and ``peer``
+    until either side ends (the end is passed on as a half-close)."""
+    conn, _ = server.accept()
+    server.close()
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a line at a time, no Nagle wait
+    ends = {conn: peer, peer: conn}
+    while ends:
+        ready, _, _ = select.select(list(ends), [], [])
+        for side in ready:
+            try:
+                data = side.recv(1 << 16)
+            except OSError:
+                data = b""
+            other = ends[side]
+            if data:
+                try:
+                    other.sendall(data)
+                    continue
+                except OSError:
+                    pass
+            with contextlib.suppress(OSError):
+                other.shutdown(socket.SHUT_WR)
+            ends.pop(side, None)
+
+
 def _exit_as(status: int | None) -> None:
     """Exit with the program's wait ``status``: its exit code, or death by its signal."""
     if status is None:
@@ -191,7 +259,7 @@ def _exit_as(status: int | None) -> None:
 
 
 def main(args: list[str]) -> None:
-    memory = cpu = None
+    memory = cpu = relay_fd = None
     starter = os.getppid()
     while args and args[0] != "--":
         option, value, *args = args
@@ -201,6 +269,8 @@ def main(args: list[str]) -> None:
             cpu = int(value)
         elif option == "--starter":  # read by the starter itself: it may die in our first ms
             starter = int(value)
+        elif option == "--relay":
+            relay_fd = int(value)
         else:
             sys.exit(f"subreaper: unknown option {option}")
     argv = args[1:]
@@ -213,8 +283,17 @@ def main(args: list[str]) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:  # (no such prctl: an old kernel)
         os.write(2, b"subreaper: cannot be a subreaper here; only the program's group is ended\n")
-    signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED)
+    signal.pthread_sigmask(signal.SIG_BLOCK, _WATCHED)  # a relay thread inherits the mask
+    server = None
+    if relay_fd is not None:
+        os.set_inheritable(relay_fd, False)  # the program reaches the arena by TCP only
+        server = _listen()
+        argv = [*argv, "127.0.0.1", str(server.getsockname()[1])]
     program = _start(argv, memory, cpu, libc)
+    if server is not None:
+        assert relay_fd is not None
+        peer = socket.socket(fileno=relay_fd)
+        threading.Thread(target=_relay, args=(server, peer), daemon=True).start()
     # the program has the streams now: holding them open would hide the end of its output
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
