@@ -53,6 +53,8 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 		'field=[random,"cmd:sh examples/agents/first_bot.sh"]' units=4 block=2 | tail -n 4
 	set -o pipefail; $(PY) -m sparring.cli arena game=poker agent=champion@champion 'field=[poker@calling_station,poker@maniac]' \
 		units=20 block=10 | sed -n '/gauntlet in poker/,/└/p'  # evolve's champion vs two baselines
+	set -o pipefail; $(PY) -m sparring.cli arena game=poker 'agent=acpc:python3 examples/agents/acpc_caller.py' \
+		'field=[champion@champion,poker@tight_aggressive]' units=6 block=3 | sed -n '/gauntlet in poker/,/└/p'  # an ACPC program over TCP
 	$(PY) -m sparring.cli results
 	$(PY) -m sparring.cli ray status  # the one local Ray every step above joined
 	$(PY) -m sparring.cli cluster config --image ami-0abc12345def67890 -o data/cluster.example.yaml

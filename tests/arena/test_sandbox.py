@@ -269,7 +269,7 @@ def test_a_program_killed_from_outside_is_a_crash_with_its_signal(tmp_path):
         ("py:notaspec", "py:<module>:<Name>"),
         ("flagbots@depth=0", "flagbots@depth=<1..10>"),
         ("flagbots@depth=30", "flagbots@depth=<1..10>"),  # depth 30 would never answer
-        ("alphago", "an agent spec: one of py:<module>:<Name>, cmd:<command line>, random"),
+        ("alphago", "an agent spec: one of py:<module>:<Name>, cmd:<command line>, acpc:"),
     ],
 )
 def test_a_bad_spec_is_one_line_naming_what_is_allowed(spec, says):

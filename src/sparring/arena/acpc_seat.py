@@ -10,7 +10,9 @@ What it is sent and what is made of its answers follow the reference dealer (``d
 - first it must send ``VERSION:2.<minor>.<rev>`` (within ``start_s``);
 - it is sent the ``MATCHSTATE`` of its position after every event of a hand (the start, every
   action, the end: ``observe``), lines ending ``\\r\\n``; hand numbers count the hands this
-  seat has played;
+  seat has played. The states between two of its turns go out together when the next turn
+  comes (or the hand ends), in one write: the same lines in the same order, without a wake-up
+  of the program per line;
 - on its turn it answers ``<that match state>:<action>`` within ``move_s``. Lines starting
   ``#`` or ``;`` are comments, and a line that repeats another state is ignored, as the
   reference ignores an un-requested response (the clock runs on);
@@ -42,7 +44,8 @@ class AcpcProgramAgent:
         self.program: Program | None = None
         self.hands = 0  # hands started: the next hand's number
         self.hand_number = -1
-        self.sent = ""  # the last match state sent
+        self.sent = ""  # the last match state sent (or queued)
+        self._queued: list[bytes] = []  # states not yet written
         self.invalid: list[str] = []  # each invalid action: hand, state and what was sent
         self.decisions = 0
         self._game_left: float | None = None
@@ -66,24 +69,31 @@ class AcpcProgramAgent:
 
         self._guarded(step)
         self.hand_number, self.hands = self.hands, self.hands + 1
-        self.sent = ""
+        self.sent, self._queued = "", []
         self._game_left = self.limits.game_s
 
     def observe(self, observation: dict[str, Any]) -> None:
-        """Send the seat's view after an event (each state once)."""
+        """Queue the seat's view after an event (each state once); the hand's last one is
+        written at once."""
+        line = match_state(observation, self.hand_number)
+        if line != self.sent:
+            self._queued.append(line.encode() + b"\r\n")
+            self.sent = line
+        if observation["to_act"] < 0:  # the hand is over: nobody acts
+            self._flush()
 
+    def _flush(self) -> None:
         def step() -> None:
             assert self.program is not None, "observe before start"
-            line = match_state(observation, self.hand_number)
-            if line != self.sent:
-                deadline = time.monotonic() + self.limits.move_s
-                self.program.send_line(line.encode() + b"\r\n", deadline)
-                self.sent = line
+            if self._queued:
+                data, self._queued = b"".join(self._queued), []
+                self.program.send_line(data, time.monotonic() + self.limits.move_s)
 
         self._guarded(step)
 
     def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
         self.observe(observation)
+        self._flush()
 
         def step() -> str:
             assert self.program is not None
@@ -102,7 +112,7 @@ class AcpcProgramAgent:
             if self._game_left is not None:
                 self._game_left -= time.monotonic() - began
             self.decisions += 1
-            word = WORD.get(letter)
+            word = WORD.get(letter, "")
             if word not in legal:
                 self.invalid.append(
                     f"hand {self.hand_number}: {self.sent}:{letter or '(none)'} (allowed: "

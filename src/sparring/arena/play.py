@@ -111,8 +111,8 @@ def play_game(
                 return seat, fault
         return None
 
-    if observers and (fault := shown()):
-        return forfeit(fault[0], fault[1].kind, fault[1].detail)
+    if observers and (failed := shown()):
+        return forfeit(failed[0], failed[1].kind, failed[1].detail)
     while not state.is_terminal():
         if len(record.actions) >= max_decisions:
             record.capped = True
@@ -139,8 +139,8 @@ def play_game(
         except IllegalActionError as exc:
             return forfeit(seat, "illegal", f"{names[seat]} played {action!r}: {exc}")
         record.actions.append(action)
-        if observers and (fault := shown()) and not state.is_terminal():
-            return forfeit(fault[0], fault[1].kind, fault[1].detail)  # (after the end: no loss)
+        if observers and (failed := shown()) and not state.is_terminal():
+            return forfeit(failed[0], failed[1].kind, failed[1].detail)  # (after the end: none)
     record.returns = [float(r) for r in state.returns()]
     for agent in agents:
         _end(agent, record.returns)

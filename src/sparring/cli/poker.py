@@ -1,10 +1,10 @@
-"""``sparring equity`` and ``sparring poker replay``."""
+"""``sparring equity``, ``sparring poker replay`` and ``sparring poker acpc-client``."""
 
 from __future__ import annotations
 
 import argparse
 
-from sparring.cli.common import UsageError, existing_dir, integer, seed
+from sparring.cli.common import UsageError, existing_dir, integer, number, seed
 from sparring.poker.bots import BASELINES
 from sparring.poker.equity import MAX_OPPONENTS
 
@@ -57,6 +57,46 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         help="baseline of players 1..N-1 (default mixed)",
     )
     rp.set_defaults(func=replay)
+
+    ac = groups["poker"].add_parser(
+        "acpc-client",
+        help="play any Sparring agent in an ACPC match (connects to an ACPC dealer)",
+        description="Connect an agent to an ACPC dealer (protocol 2.0.0) and play every hand "
+        "it is sent until it closes the connection. Only Sparring's fixed-limit hold'em is "
+        "played: --game must describe it (the files in src/sparring/poker/data/acpc/ do). "
+        "Exit 0 at the end of the match; a protocol error is one line and exit 1.",
+    )
+    ac.add_argument("host", help="the dealer's host (e.g. 127.0.0.1)")
+    ac.add_argument("port", type=integer(1, 65535), help="the dealer's port for this seat")
+    ac.add_argument(
+        "--agent",
+        default="poker@tight_aggressive",
+        help="an agent spec that plays poker: champion@<alias|version>, poker@<baseline>, "
+        "py:<module>:<Name>, random, first, ... (default poker@tight_aggressive)",
+    )
+    ac.add_argument(
+        "--game",
+        required=True,
+        help="the ACPC game definition file, e.g. "
+        "src/sparring/poker/data/acpc/sparring.limit.2p.game",
+    )
+    ac.add_argument(
+        "--tracking-uri",
+        default="sqlite:///mlflow.db",
+        help="where champion@ agents are registered (default sqlite:///mlflow.db)",
+    )
+    ac.add_argument(
+        "--model-name",
+        default="sparring-holdem-champion",
+        help="the registered model champion@ names (default sparring-holdem-champion)",
+    )
+    ac.add_argument(
+        "--timeout",
+        type=number(0.0, 1e9, low_open=True),
+        default=600.0,
+        help="seconds the dealer may stay silent before the client gives up (default 600)",
+    )
+    ac.set_defaults(func=acpc_client)
 
 
 def equity(args: argparse.Namespace) -> int:
@@ -128,4 +168,41 @@ def replay(args: argparse.Namespace) -> int:
     print("\n".join(trace.lines))
     nets = {seat_player[s]: trace.net_by_seat[s] for s in range(n)}
     print("net chips by player: " + ", ".join(f"{p}: {nets[p] + 0.0:+g}" for p in range(n)))
+    return 0
+
+
+def acpc_client(args: argparse.Namespace) -> int:
+    """Play ``--agent`` in the ACPC match at host:port; a summary line at the end."""
+    import sys
+
+    from sparring.arena.acpc_client import ProtocolError, play
+    from sparring.arena.agents import make, parse
+    from sparring.arena.sandbox import Limits
+    from sparring.poker.acpc import AcpcError, load_gamedef
+
+    try:
+        gamedef = load_gamedef(args.game)
+    except AcpcError as exc:
+        raise UsageError(f"--game: {exc}") from None
+    spec = parse(args.agent, "--agent")
+    if spec.games is not None and "poker" not in spec.games:
+        raise UsageError(f"--agent {args.agent}: plays {', '.join(spec.games)}, not poker")
+    if spec.kind in ("cmd", "acpc"):
+        raise UsageError(f"--agent {args.agent}: a program seat needs the arena; use py:, "
+                         "champion@ or poker@ here")  # fmt: skip
+    resolved = None
+    if spec.kind == "champion":
+        from sparring.champions.registry import resolve_champion
+
+        resolved = resolve_champion(args.tracking_uri, args.model_name, spec, "--agent")
+    agent = make(spec, Limits(), resolved=resolved)
+    try:
+        session = play(agent, gamedef.num_players, args.host, args.port, args.timeout)
+    except ProtocolError as exc:
+        print(f"error: protocol: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        raise UsageError(f"cannot reach the dealer at {args.host}:{args.port} ({why})") from None
+    print(f"{args.agent}: {session.hands} hands, {session.actions} actions sent", file=sys.stderr)
     return 0
