@@ -5,6 +5,7 @@ ends with the uninterrupted result; a damaged block is played again; an SPRT dec
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -208,3 +209,31 @@ def test_champions_from_the_registry_play_poker_alike_for_any_cut_into_tasks(
         f"{job.tracking.uri} (versions 1, 2, 3; aliases champion)"
     )
     assert not (tmp_path / "missing").exists()  # refused before any block
+
+
+def test_an_acpc_bot_in_c_plays_a_gauntlet_against_two_champions(pipeline_config, tmp_path):
+    """tests/arena/acpc_bot.c, compiled here with the system compiler, as an ``acpc:`` entrant
+    under the sandbox's limits (100 MB, 2 s a move, its own network namespace where allowed):
+    every hand played to its end, none forfeited, the program's digest recorded."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("no C compiler on this machine")
+    binary = tmp_path / "acpc_bot"
+    source = Path(__file__).with_name("acpc_bot.c")
+    subprocess.run([compiler, "-O2", "-o", str(binary), str(source)], check=True, timeout=120)
+    model = f"arena-{tmp_path.name}"
+    job = pipeline_config("arena", f"model_name={model}")
+    _register(job.tracking.uri, tmp_path / "art", model, tight_aggressive(), None)
+    _register(job.tracking.uri, tmp_path / "art", model, maniac(), "champion")
+    job = pipeline_config(
+        "arena", "game=poker", f"agent=acpc:{binary}", "field=[champion@1,champion@champion]",
+        "units=4", "block=2", f"model_name={model}", f"output_dir={tmp_path / 'out'}",
+    )  # fmt: skip
+    assert job.limits.memory_mb == 100 and job.limits.move_s == 2.0
+    result = arena.run(job)
+    games = games_of(result["contest"].local_path())
+    assert len(games) == 2 * 4 * 2 and all(g["forfeit_seat"] is None for g in games)
+    assert all(g["decisions"] >= 1 for g in games)
+    assert sum(g["decisions"] for g in games) > 3 * len(games)  # most hands go past the blinds
+    params = MlflowClient(job.tracking.uri).get_run(result["run_id"]).data.params
+    assert params["digest/0"] == arena.parse(f"acpc:{binary}").digest()
