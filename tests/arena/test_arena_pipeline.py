@@ -237,3 +237,26 @@ def test_an_acpc_bot_in_c_plays_a_gauntlet_against_two_champions(pipeline_config
     assert sum(g["decisions"] for g in games) > 3 * len(games)  # most hands go past the blinds
     params = MlflowClient(job.tracking.uri).get_run(result["run_id"]).data.params
     assert params["digest/0"] == arena.parse(f"acpc:{binary}").digest()
+
+
+def test_a_ten_seat_duplicate_block_with_an_outside_seat_is_the_same_for_any_cut(
+    pipeline_config, tmp_path
+):
+    """At ``seats=10`` a unit is one deal played ten times, the JSON-lines bot in each seat
+    once and nine baseline chromosomes in the others; 1 or 2 units per task give the same
+    hands."""
+    runs = []
+    for block in (1, 2):
+        job = pipeline_config(
+            "arena", "game=poker", "seats=10", f"agent={BOT}", "field=[poker@maniac]",
+            "units=2", f"block={block}", "seed=5", f"output_dir={tmp_path / f'b{block}'}",
+        )  # fmt: skip
+        runs.append(arena.run(job))
+    a, b = (games_of(r["contest"].local_path()) for r in runs)
+    assert a == b and len(a) == 2 * 10
+    for unit in (0, 1):
+        seatings = [g["seating"] for g in a if g["u"] == unit]
+        assert sorted(s.index("A") for s in seatings) == list(range(10))
+        assert all(s.count("A") == 1 and len(s) == 10 for s in seatings)
+    assert all(g["forfeit_seat"] is None for g in a)
+    assert runs[0]["pairs"] == runs[1]["pairs"]

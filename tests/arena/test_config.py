@@ -29,6 +29,9 @@ def test_a_gauntlet_puts_the_agent_against_each_of_the_field(pipeline_config):
         (["game=poker", "agent=champion@champion", 'model_name="a b"'], "model_name='a b' is not"),
         (["agent=poker@maniac"], "an agent of flagbots (poker@maniac plays poker)"),
         (["game=poker", "agent='mus@aggression=2'"], "expected a number in [0, 1]"),
+        (["seats=3"], "seats=3 is not allowed: expected null: only poker has a table size"),
+        (["game=poker", "seats=11"], "seats=11 is not allowed: expected an integer in 2..10"),
+        (["game=flagbots", "agent='acpc:sh -c true'"], "an agent of flagbots (acpc:sh -c true"),
     ],
 )
 def test_bad_contests_are_refused_in_one_line(pipeline_config, overrides, says):

@@ -96,17 +96,34 @@ def unit_score(games: Sequence[dict[str, Any]], one_player: bool, by_total: bool
 
 @dataclass(frozen=True)
 class Block:
-    """Units ``start`` .. ``stop - 1`` between agents ``a`` and ``b`` (specs)."""
+    """Units ``start`` .. ``stop - 1`` between agents ``a`` and ``b`` (specs), at a table of
+    ``seats`` (0: the game's own number of players)."""
 
     game: str
     a: str
     b: str
     start: int
     stop: int
+    seats: int = 0
 
     @property
     def key(self) -> str:
-        return f"{self.a}|{self.b}|{self.start}-{self.stop}"
+        table = f"|{self.seats} seats" if self.seats else ""
+        return f"{self.a}|{self.b}|{self.start}-{self.stop}{table}"
+
+
+def table(game: str, seats: int = 0) -> Any:
+    """The game ``game`` played at ``seats`` seats (0: as registered). Only poker has a table
+    size: at n seats a unit is n hands of one deal, A in each seat once, B in the others (a
+    duplicate rotation)."""
+    registered = game_api.get(game)
+    if not seats or seats == registered.num_players:
+        return registered
+    if game != "poker":
+        raise ValueError(f"{game} is played by {registered.num_players}, not {seats}")
+    from sparring.poker.game import Holdem
+
+    return Holdem(seats)
 
 
 def play_block(
@@ -124,7 +141,7 @@ def play_block(
     (so where a flaky agent is withdrawn depends on ``block``; with no withdrawal the games do
     not). ``resolved``: what the driver read for a spec that needs it (a champion's chromosome,
     by spec)."""
-    game = game_api.get(block.game)
+    game = table(block.game, block.seats)
     layout = seatings(game)
     roles = {"A": block.a, "B": block.b}
     seats_of = {r: max(sum(1 for who in seating if who == r) for seating in layout) for r in roles}
@@ -198,9 +215,11 @@ def _game_row(record: GameRecord) -> dict[str, Any]:
     }
 
 
-def blocks_for(game: str, a: str, b: str, units: int, block: int) -> list[Block]:
+def blocks_for(
+    game: str, a: str, b: str, units: int, block: int, seats: int = 0
+) -> list[Block]:
     """``units`` units of ``a`` against ``b`` cut into blocks of ``block`` units."""
-    return [Block(game, a, b, s, min(s + block, units)) for s in range(0, units, block)]
+    return [Block(game, a, b, s, min(s + block, units), seats) for s in range(0, units, block)]
 
 
 def pair_scores(results: Sequence[dict[str, Any]], a: str, b: str) -> np.ndarray:

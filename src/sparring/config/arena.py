@@ -61,6 +61,7 @@ class ArenaConfig:
     """A gauntlet, a round robin or an SPRT head-to-head of agent specs in ``game``."""
 
     game: str = "flagbots"
+    seats: int | None = None  # poker's table size, 2..10 (null = heads up); a unit rotates A
     kind: Kind = Kind.gauntlet
     agent: str | None = "random"  # the agent under test (gauntlet, sprt; not a round robin)
     field: list[str] = dataclasses.field(default_factory=lambda: ["first"])
@@ -80,6 +81,11 @@ class ArenaConfig:
     def __post_init__(self) -> None:
         if self.game not in GAMES:
             raise ConfigError("game", self.game, f"one of {', '.join(GAMES)}")
+        if self.seats is not None:
+            if self.game != "poker":
+                raise ConfigError("seats", self.seats, f"null: only poker has a table size "
+                                  f"(game={self.game})")  # fmt: skip
+            checks.integer("seats", self.seats, 2, 10)
         if self.kind is not Kind.round_robin and self.agent is None:
             raise ConfigError("agent", None, f"the agent under test (kind={self.kind.value})")
         if not self.field:

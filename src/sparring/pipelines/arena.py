@@ -112,7 +112,7 @@ def _sprt(
     done = 0
     while decision == "continue" and done < test.max_units:
         stop = min(test.max_units, done + wave * job.block)
-        blocks = [Block(job.game, a, b, s, min(s + job.block, stop))
+        blocks = [Block(job.game, a, b, s, min(s + job.block, stop), job.seats or 0)
                   for s in range(done, stop, job.block)]  # fmt: skip
         results += _play(job, cache, blocks, wave, resolved)
         done = stop
@@ -167,8 +167,8 @@ def run(job: ArenaConfig) -> dict[str, Any]:
             results, decision, decided_at = _sprt(job, cache, wave, champions)
         else:
             blocks = [
-                blk for a, b in job.pairs() for blk in blocks_for(job.game, a, b, job.units,
-                                                                  job.block)
+                blk for a, b in job.pairs()
+                for blk in blocks_for(job.game, a, b, job.units, job.block, job.seats or 0)
             ]  # fmt: skip
             results = _play(job, cache, blocks, wave, champions)
         wall = time.perf_counter() - began
