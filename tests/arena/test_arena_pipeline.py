@@ -260,3 +260,19 @@ def test_a_ten_seat_duplicate_block_with_an_outside_seat_is_the_same_for_any_cut
         assert all(s.count("A") == 1 and len(s) == 10 for s in seatings)
     assert all(g["forfeit_seat"] is None for g in a)
     assert runs[0]["pairs"] == runs[1]["pairs"]
+
+
+@pytest.mark.parametrize(("mode", "says"), [("exit", "exit status 3"), ("badversion", "HELLO")])
+def test_an_acpc_program_that_cannot_start_is_one_line_before_any_game(
+    pipeline_config, tmp_path, mode, says
+):
+    bots = Path(__file__).with_name("acpc_bots.py")
+    job = pipeline_config(
+        "arena", "game=poker", f"agent=acpc:{sys.executable} {bots} {mode}",
+        "field=[poker@maniac]", "units=2", f"output_dir={tmp_path}",
+    )  # fmt: skip
+    with pytest.raises(ConfigError) as error:
+        arena.run(job)
+    message = str(error.value)
+    assert "sends VERSION:2.0.0" in message and says in message and "\n" not in message
+    assert not any(tmp_path.iterdir())  # nothing played, nothing written

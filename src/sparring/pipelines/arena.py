@@ -36,6 +36,7 @@ from sparring.config.arena import ArenaConfig, Kind
 from sparring.ga.league import rate
 from sparring.reporting.console import console
 from sparring.runtime.config import config_hash, metric_name
+from sparring.runtime.errors import ConfigError
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.storage import Location
 from sparring.services.frame import pipeline_session, results_hash
@@ -135,9 +136,32 @@ def _champions(job: ArenaConfig) -> dict[str, dict[str, Any]]:
     }
 
 
+def _check_acpc_programs(job: ArenaConfig) -> None:
+    """Every ``acpc:`` entrant started once, before Ray: one that exits at once, or does not
+    connect and send its version within ``limits.start_s``, is one line (a ``cmd:`` program
+    is asked nothing until its first game, so it is not started here)."""
+    from sparring.arena.acpc_seat import AcpcProgramAgent
+    from sparring.arena.sandbox import AgentFault
+
+    for entrant in job.entrants:
+        spec = parse(entrant)
+        if spec.kind != "acpc":
+            continue
+        seat = AcpcProgramAgent(spec.argv, job.limits.limits(), entrant)
+        try:
+            seat.start({"game": "poker", "seat": 0, "players": job.seats or 2, "seed": 0})
+        except AgentFault as fault:
+            key = "agent" if entrant == job.under_test else "field"
+            raise ConfigError(key, entrant, f"an ACPC program that connects to its dealer and "
+                              f"sends VERSION:2.0.0 ({fault.kind}: {fault.detail})") from None
+        finally:
+            seat.close()
+
+
 def run(job: ArenaConfig) -> dict[str, Any]:
     """Play the contest; returns the run id, the metrics and the per-pair ``pairs`` rows."""
     champions = _champions(job)
+    _check_acpc_programs(job)
     digests = {
         spec: champions[spec]["digest"] if spec in champions else parse(spec).digest()
         for spec in job.entrants
