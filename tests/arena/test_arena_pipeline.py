@@ -260,6 +260,23 @@ def test_a_ten_seat_duplicate_block_with_an_outside_seat_is_the_same_for_any_cut
         assert all(s.count("A") == 1 and len(s) == 10 for s in seatings)
     assert all(g["forfeit_seat"] is None for g in a)
     assert runs[0]["pairs"] == runs[1]["pairs"]
+    # the hand histories: one ACPC log line per hand, in the order of games.jsonl
+    client = MlflowClient(job.tracking.uri)
+    run_id = runs[1]["run_id"]
+    hands = Path(client.download_artifacts(run_id, "hands.log", str(tmp_path))).read_text()
+    logged = [json.loads(x) for x in
+              Path(client.download_artifacts(run_id, "games.jsonl", str(tmp_path))).read_text()
+              .splitlines()]  # fmt: skip
+    lines = hands.splitlines()
+    assert len(lines) == len(logged) == 20
+    for number, (line, game) in enumerate(zip(lines, logged, strict=True)):
+        head, hand, betting, _cards, values, names = line.split(":")
+        assert (head, int(hand)) == ("STATE", number)
+        assert betting.replace("/", "") == "".join({"fold": "f", "call": "c", "raise": "r"}[w]
+                                                   for w in game["actions"])  # fmt: skip
+        numbers = [float(v) for v in values.split("|")]
+        assert abs(sum(numbers)) < 1e-9 and numbers == pytest.approx(game["returns"])
+        assert names.split("|")[game["seating"].index("A")] == "random_bot.py"
 
 
 @pytest.mark.parametrize(("mode", "says"), [("exit", "exit status 3"), ("badversion", "HELLO")])

@@ -9,8 +9,9 @@ on the units in order, so it does not depend on how many blocks ran at once) or
 
 Recorded: one MLflow run with the entrants and their digests as params, per pair the score,
 its Elo and 95% interval, forfeits; Bradley–Terry ratings with intervals (the league's); the
-games as ``games.jsonl`` (every action, every forfeit and its reason); an SPRT's LLR path
-as ``sprt.png``.
+games as ``games.jsonl`` (every action, every forfeit and its reason), in poker also as
+``hands.log`` (the ACPC reference dealer's ``STATE:`` lines); an SPRT's LLR path as
+``sprt.png``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from sparring.arena.contest import (
 from sparring.champions.registry import resolve_champion
 from sparring.config.arena import ArenaConfig, Kind
 from sparring.ga.league import rate
+from sparring.poker.acpc import hand_history
 from sparring.reporting.console import console
 from sparring.runtime.config import config_hash, metric_name
 from sparring.runtime.errors import ConfigError
@@ -233,6 +235,8 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         session.run.log_text(
             "".join(json.dumps(g) + "\n" for g in _game_log(results)), "games.jsonl"
         )
+        if job.game == "poker":
+            session.run.log_text(_hand_histories(job, results), "hands.log")
     return session.results(metrics, pairs=rows, decision=decision, contest=contest)
 
 
@@ -299,6 +303,18 @@ def _game_log(results: list[dict]):
                 roles = {"A": r["block"]["a"], "B": r["block"]["b"]}
                 yield {"unit": u["unit"], "seed": u["seed"],
                        "seats": [roles[who] for who in g["seating"]], **g}  # fmt: skip
+
+
+def _hand_histories(job: ArenaConfig, results: list[dict]) -> str:
+    """Every finished hand in the ACPC reference dealer's log format (``STATE:`` lines, seats
+    named by their agents), numbered in the order of ``games.jsonl``."""
+    lines = []
+    for number, g in enumerate(_game_log(results)):
+        names = [_short(spec) for spec in g["seats"]]
+        line = hand_history(job.seats or 2, g["seed"], g["actions"], number, names)
+        if line is not None:
+            lines.append(line + "\n")
+    return "".join(lines)
 
 
 def _log_sprt_plot(session, job: ArenaConfig, results: list[dict]) -> None:

@@ -15,7 +15,7 @@ reference's "reverse blinds" games), and the engine's words map to the protocol'
 - ``match_state(observation, hand_number)``: the ``MATCHSTATE`` line a seat is sent, from that
   seat's ``game.HoldemHand.observation`` alone (others' cards only after a showdown);
 - ``log_state(hand, hand_number, names)``: the dealer's ``STATE`` line of a finished hand, with
-  every seat's value and name;
+  every seat's value and name (``hand_history``: the same from a seed and its actions);
 - ``parse_match_state`` and ``replay``: a received line back to a ``HoldemHand`` in the engine
   (the client's side), whose legal actions are those the line allows.
 """
@@ -290,6 +290,22 @@ def log_state(hand: HoldemHand, hand_number: int, names: Sequence[str]) -> str:
     board = _board_text([CARD_TEXTS[c] for c in hand.board], hand.street)
     values = "|".join(format_value(v) for v in hand.returns())
     return f"STATE:{hand_number}:{betting(hand.history)}:{holes}{board}:{values}:{'|'.join(names)}"
+
+
+def hand_history(
+    seats: int, seed: int, actions: Sequence[str], number: int, names: Sequence[str]
+) -> str | None:
+    """The log line of the hand ``Holdem(seats).new_state(seed)`` played with ``actions``
+    (None when they do not finish it: a forfeited or stopped hand). ``names`` are made fit
+    for the format: no ``:``, ``|`` or blanks."""
+    from sparring.poker.game import Holdem
+
+    hand = Holdem(seats).new_state(seed)
+    for action in actions:
+        hand.apply_action(action)
+    if not hand.is_terminal():
+        return None
+    return log_state(hand, number, [re.sub(r"[:|\s]", "_", n) for n in names])
 
 
 @dataclass(frozen=True)
