@@ -16,13 +16,21 @@ tables, in one run on one core.
 - FlagBots games per minute at a fast time control (``flagbots@20ms`` against itself) and at
   depth 2.
 
-Goals (issue #29): an in-process seat >= 50,000 decisions/s, a program seat >= 10,000 per core.
+- hands per second at a 10-seat table, one seat an in-process agent, a JSON-lines program, or
+  an ACPC program over TCP (``examples/agents/acpc_caller.py``, and ``tests/arena/acpc_bot.c``
+  where a C compiler is found), the nine others in-process agents that call.
+
+Goals (issue #29): an in-process seat >= 50,000 decisions/s, a program seat >= 10,000 per core;
+(issue #30) an ACPC seat at a 10-seat table >= 2,000 hands/s per core.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -30,6 +38,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import parser, report
 
 from sparring import game_api
+from sparring.arena.acpc_seat import AcpcProgramAgent
 from sparring.arena.agents import FlagBotsEngineAgent, RandomAgent
 from sparring.arena.chromosome import ChromosomeAgent
 from sparring.arena.play import play_game
@@ -116,6 +125,45 @@ def seat_rate(game, agents: list, seconds: float, counted: int | None = None) ->
     return (sum(done) if counted is None else done[counted]) / elapsed
 
 
+def hands_rate(game, agents: list, seconds: float) -> float:
+    """Hands (games) per second of ``game`` played by ``agents`` for about ``seconds``."""
+    play_game(game, agents, 10**6)  # warm: programs started
+    played, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        record = play_game(game, agents, played)
+        assert record.forfeit_seat is None, record.forfeit_detail
+        played += 1
+    elapsed = time.perf_counter() - start
+    for agent in agents:
+        hook = getattr(agent, "close", None)
+        if callable(hook):
+            hook()
+    return played / elapsed
+
+
+def ten_seat_rates(seconds: float) -> dict[str, float]:
+    """Hands/s at 10 seats with one seat of each kind (see the module docstring)."""
+    table = Holdem(10)
+    seats = {
+        "in-process": Caller(),
+        "JSON-lines program": ProgramAgent(BOT, Limits(), "bot"),
+        "ACPC program, Python": AcpcProgramAgent(
+            [sys.executable, str(ROOT / "examples" / "agents" / "acpc_caller.py")], Limits(), "py"
+        ),
+    }
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    work = tempfile.mkdtemp(prefix="acpc-bench-")
+    if compiler:
+        binary = str(Path(work) / "acpc_bot")
+        source = ROOT / "tests" / "arena" / "acpc_bot.c"
+        subprocess.run([compiler, "-O2", "-o", binary, str(source)], check=True)
+        seats["ACPC program, C"] = AcpcProgramAgent([binary], Limits(), "c")
+    rates = {k: hands_rate(table, [seat, *[Caller() for _ in range(9)]], seconds)
+             for k, seat in seats.items()}  # fmt: skip
+    shutil.rmtree(work, ignore_errors=True)
+    return rates
+
+
 def main() -> None:
     args = parser(__doc__).parse_args()
     seconds = 2.0 if args.quick else 8.0
@@ -130,6 +178,7 @@ def main() -> None:
     for name in ("poker", "flagbots", "mus", "eleusis"):
         game = game_api.get(name)
         games[name] = seat_rate(game, [RandomAgent() for _ in range(game.num_players)], seconds / 2)
+    ten = ten_seat_rates(seconds)
     flagbots = game_api.get("flagbots")
     per_min = {}
     for label, make in (
@@ -152,7 +201,9 @@ def main() -> None:
         ("arena program seat: decisions/s (poker)", program, f"{program / engine:.4f}x; goal 10k"),
         *[(f"arena random agents: decisions/s ({n})", r, "") for n, r in games.items()],
         *[(f"flagbots@{k}: games/min", v, "against itself") for k, v in per_min.items()],
-    ]
+        *[(f"10 seats, one {k} seat: hands/s", v, f"{v / ten['in-process']:.3f}x in-process"
+           + ("; goal 2,000" if k.startswith("ACPC") else "")) for k, v in ten.items()],
+    ]  # fmt: skip
     report(
         "arena",
         rows,
@@ -163,6 +214,7 @@ def main() -> None:
             "program_decisions_per_s": program,
             "random_decisions_per_s": games,
             "flagbots_games_per_min": per_min,
+            "ten_seat_hands_per_s": ten,
         },
     )
 

@@ -3,12 +3,14 @@ stderr, no traceback, and nothing written."""
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from sparring.cli import build_parser, main
+from sparring.poker.acpc import gamedef_path
 from tests.commands import cli_argv, pipeline_argv, run_command
 
 
@@ -42,6 +44,16 @@ def files(tmp_path_factory):
     return {"text": text, "newer": newer, "dir": root, "locked": locked}
 
 
+GAME2 = str(gamedef_path(2))
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound and let go)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
     """(command, arguments, what the line must say): at least one case per subcommand."""
     text, newer, d, locked = files["text"], files["newer"], files["dir"], files["locked"]
@@ -52,6 +64,18 @@ def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
         (("poker", "replay"), ["--deals", str(text)], "a file, expected a directory"),
         (("poker", "replay"), ["--deals", str(d), "--hero", "mixed"], "invalid choice: 'mixed'"),
         (("poker", "replay"), ["--deals", str(d), "--deal", "-3"], "--deal: -3 is not allowed"),
+        (("poker", "acpc-client"), ["--game", str(text), "127.0.0.1", "9"],
+         "line 1: 'not a database' before GAMEDEF"),
+        (("poker", "acpc-client"), ["--game", str(d / "none.game"), "127.0.0.1", "9"],
+         "cannot be read"),
+        (("poker", "acpc-client"), ["--game", GAME2, "--agent", "mus@default", "127.0.0.1", "9"],
+         "plays mus, not poker"),
+        (("poker", "acpc-client"), ["--game", GAME2, "--agent", "nope", "127.0.0.1", "9"],
+         "--agent=nope is not allowed"),
+        (("poker", "acpc-client"), ["--game", GAME2, "127.0.0.1", "70000"],
+         "port: 70000 is not allowed"),
+        (("poker", "acpc-client"), ["--game", GAME2, "127.0.0.1", str(free_port())],
+         "cannot reach the dealer at 127.0.0.1"),
         (("play", "flagbots"), ["--map", "bogus"], "choose from 'default', 'wall_row'"),
         (("play", "flagbots"), ["--searcher", "deep_blue"], "invalid choice: 'deep_blue'"),
         (("play", "flagbots"), ["--time", "nan"], "--time: nan is not allowed"),
