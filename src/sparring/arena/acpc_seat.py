@@ -30,32 +30,24 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import AgentFault, Limits, Program
 from sparring.poker.acpc import WORD, match_state
 
 _VERSION = re.compile(rb"^VERSION:2\.\d+\.\d+\r?$")
 
 
-class AcpcProgramAgent:
-    """An ``Agent`` that is an ACPC program (see the module docstring)."""
+class AcpcProgramAgent(ProgramAgent):
+    """An ``Agent`` that is an ACPC program (see the module docstring); started, guarded and
+    closed as a JSON-lines ``ProgramAgent`` is, but spoken to over its TCP connection."""
 
     def __init__(self, argv: Sequence[str], limits: Limits, name: str) -> None:
-        self.argv, self.limits, self.name = list(argv), limits, name
-        self.program: Program | None = None
+        super().__init__(argv, limits, name)
         self.hands = 0  # hands started: the next hand's number
         self.hand_number = -1
         self.sent = ""  # the last match state sent (or queued)
         self._queued: list[bytes] = []  # states not yet written
         self.invalid: list[str] = []  # each invalid action: hand, state and what was sent
-        self.decisions = 0
-        self._game_left: float | None = None
-
-    def _guarded(self, step):
-        try:
-            return step()
-        except AgentFault:
-            self.close()
-            raise
 
     def start(self, info: dict[str, Any]) -> None:
         def step() -> None:
@@ -125,8 +117,3 @@ class AcpcProgramAgent:
 
     def end(self, returns: Sequence[float]) -> None:
         """Nothing to send: the hand's last state went out with the last ``observe``."""
-
-    def close(self) -> None:
-        if self.program is not None:
-            self.program.close()
-            self.program = None
