@@ -11,7 +11,8 @@ from sparring.cli.hydra_pipeline import HydraCommand
 
 COMMAND = HydraCommand(
     "arena",
-    "any agent against any other (py:module:Class, cmd:<program>, Sparring's own) in flagbots, "
+    "any agent against any other (py:module:Class, cmd:<program>, acpc:<ACPC poker program>, "
+    "Sparring's own) in flagbots, "
     "poker, mus or eleusis: a gauntlet, a round robin or an SPRT head-to-head, sandboxed, "
     "fanned out on Ray (pipelines/arena.py; Hydra overrides follow, e.g. game=flagbots "
     "agent=random 'field=[first]')",
