@@ -127,8 +127,10 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     the stopped ones the objective under its own name at their step, none stays RUNNING.
     A fourth, stopped, whose RUNNING run a later trial's session closed as an orphan (its
     process gone), is closed the same way; a fifth, cut by an interrupted search and rerun
-    (its trial id reused by the rerun's run), is left as the interruption marked it."""
-    from sparring.pipelines.tune import INTERRUPTED_NOTE, _close_trials
+    (its trial id reused by the rerun's run), is left as the interruption marked it. A sixth,
+    cut by the interruption before Tune saved its trial (no record names it), says that a new
+    trial ran in its place, not that it was rerun."""
+    from sparring.pipelines.tune import INTERRUPTED_NOTE, UNSAVED_NOTE, _close_trials
     from sparring.runtime.tracking import ENDED_TAG
 
     client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
@@ -152,6 +154,7 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     orphan = child("t4", "KILLED", tags={ENDED_TAG: "found RUNNING by run x with its driver gone"})
     rerun_before = child("t5", "KILLED", tags={ENDED_TAG: INTERRUPTED_NOTE})
     rerun = child("t5", "FINISHED", metrics={objective: 7.0})
+    unsaved = child("t6", "KILLED", tags={ENDED_TAG: INTERRUPTED_NOTE})
     records = [
         TrialRecord(1, "t1", {}, 54.07, "finished", 6),
         TrialRecord(2, "t2", {}, 49.49, "stopped", 2),
@@ -179,6 +182,9 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     assert client.get_run(cut).data.tags["sparring.stopped_by"] == "asha at step 4/6"
     assert client.get_run(orphan).data.tags["sparring.stopped_by"] == "asha at step 2/6"
     assert "trial_state" not in client.get_run(rerun_before).data.tags
+    assert client.get_run(rerun_before).data.tags[ENDED_TAG] == INTERRUPTED_NOTE
+    assert client.get_run(unsaved).data.tags[ENDED_TAG] == UNSAVED_NOTE
+    assert "trial_state" not in client.get_run(unsaved).data.tags
 
 
 def test_a_search_whose_every_trial_failed_is_failed_and_exits_1(tmp_path, capsys):

@@ -256,6 +256,9 @@ def _space_text(spec) -> str:
 
 # How a child run left by a killed search is marked; the rerun of its trial has a run of its own.
 INTERRUPTED_NOTE = "search interrupted; the trial was rerun"
+# ... and how it is marked at the end when the search was killed before Tune saved its trial: a
+# restored search does not know that trial and runs a new one (its own run) in its place.
+UNSAVED_NOTE = "search interrupted before it saved this trial; a new trial ran in its place"
 
 
 def _close_interrupted(client, exp: str, parent: str) -> None:
@@ -485,12 +488,20 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
     whose run is still RUNNING is closed here: Tune ends a stopped trial's process right after
     telling it to stop, often before the trial has recorded the stop itself; and when a later
     trial's session found that run first, it closed it as an orphan (KILLED, its driver gone),
-    which is still a stopped trial's run to tag here."""
+    which is still a stopped trial's run to tag here. A run the interruption closed whose trial
+    the restored search does not know (killed before Tune saved it) is marked so
+    (``UNSAVED_NOTE``): no rerun of it exists, a new trial ran instead."""
     ended = {r.trial_id: r for r in records if r.state != "unfinished"}
+    known = {r.trial_id for r in records}
     for child in client.search_runs([exp], filter_string=f"tags.mlflow.parentRunId = '{parent}'"):
-        record = ended.get(child.data.tags.get("tune_trial"))
-        if record is None or child.data.tags.get(ENDED_TAG) == INTERRUPTED_NOTE:
-            continue  # an unfinished trial, or a run of a trial cut and rerun
+        trial_id = child.data.tags.get("tune_trial")
+        if child.data.tags.get(ENDED_TAG) == INTERRUPTED_NOTE:
+            if trial_id not in known:  # Tune never saved it: nothing reran this trial
+                client.set_tag(child.info.run_id, ENDED_TAG, UNSAVED_NOTE)
+            continue  # a run of a trial cut and rerun
+        record = ended.get(trial_id)
+        if record is None:
+            continue  # an unfinished trial
         run_id = child.info.run_id
         if record.objective is not None:
             last = {"trial_objective": record.objective, "trial_step": float(record.step)}
