@@ -46,6 +46,8 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 		|| [ $$? -eq 10 ]  # exit 0 promoted, 10 kept (a rerun today repeats today's decision)
 	$(PY) -m sparring.cli retrain history
 	$(PY) pipelines/league.py deals.heldout=150 league.bootstrap=50
+	$(PY) pipelines/league.py deals.heldout=20 league.bootstrap=50 league.baselines=[calling_station,mixed] \
+		'league.agents=["cmd:python3 examples/agents/random_bot.py"]' league.tag_versions=false  # an outside program enters
 	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
 	$(PY) -m sparring.cli tune hparams_search=ga_smoke trials=4 concurrency=2 search_id=make-run-$$(date +%Y%m%d-%H%M%S)  # ~2 min on 2 cores
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100

@@ -178,7 +178,7 @@ def _league(done, heldout: int) -> dict[str, float]:
     try:
         with tempfile.TemporaryDirectory() as cache:
             result = play_league(
-                entrants, held.equity, held.strength, "study", cache, RF, CF, 200, 0
+                entrants, held, "study", cache, RF, CF, 200, 0
             )
     finally:
         shutdown_ray()

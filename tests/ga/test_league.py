@@ -86,8 +86,7 @@ def test_the_cache_is_reused_when_an_entrant_is_added(ray_session, deals, tmp_pa
     def league(entrants):
         return play_league(
             entrants,
-            deals.equity,
-            deals.strength,
+            deals,
             "dealset",
             tmp_path,
             1.6,

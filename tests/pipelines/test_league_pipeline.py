@@ -1,10 +1,15 @@
-"""league end to end: registry versions and baselines, MLflow record, version tags."""
+"""league end to end: registry versions, baselines and agent specs, MLflow record, version
+tags."""
+
+import sys
+from pathlib import Path
 
 from mlflow.tracking import MlflowClient
 
 from sparring.champions.registry import log_champion, register
 from sparring.pipelines.league import run
 from sparring.poker.bots import calling_station, tight_aggressive
+from sparring.runtime.config import metric_name
 from tests.configs import config_error
 
 
@@ -48,8 +53,69 @@ def test_versions_and_baselines_are_rated_and_tagged(ray_session, pipeline_confi
     assert (again["league"].played, again["league"].cached) == (0, 6)
 
 
+RANDOM_BOT = Path(__file__).resolve().parents[2] / "examples" / "agents" / "random_bot.py"
+
+
+class Crasher:
+    """An in-process agent whose every decision raises."""
+
+    def act(self, observation, legal):
+        raise RuntimeError("boom")
+
+
+def test_agent_specs_enter_the_league(ray_session, pipeline_config, tmp_path, capsys):
+    """A registered champion and a baseline named by spec enter as the chromosomes they are
+    (rated exactly as the version and the table that play alike); an outside program and an
+    in-process agent play through the game protocol on the same held-out deals; an agent that
+    fails forfeits its hands at the most a hand costs, said in one line per pair; a second run
+    reads every pair from the cache, the program's included."""
+    bot = f"cmd:{sys.executable} {RANDOM_BOT}"
+    crasher = "py:tests.pipelines.test_league_pipeline:Crasher"
+    cfg = pipeline_config(
+        "league",
+        "table_size=4",
+        "deals.heldout=16",
+        "deals.equity_trials=60",
+        f"deals.root={tmp_path / 'deals'}",
+        "registry.model_name=league-agents",
+        "league.baselines=[calling_station]",
+        f"league.agents=[champion@champion,poker@tight_aggressive,'{bot}',{crasher}]",
+        "league.bootstrap=30",
+        f"league.cache_dir={tmp_path / 'cache'}",
+    )
+    client = MlflowClient(cfg.tracking.uri)
+    source = client.create_run(client.create_experiment("league-agents")).info.run_id
+    log_champion(client, source, tight_aggressive(), {"table_size": 4})
+    register(client, "league-agents", source, "champion")
+    out = run(cfg)
+    league = out["league"]
+    names = ["v1", "calling_station", "champion@champion", "poker@tight_aggressive", bot, crasher]
+    assert league.entrants == names
+    m = {name: out["metrics"][metric_name("rating", name)] for name in names}
+    for same in ("champion@champion", "poker@tight_aggressive"):
+        assert abs(m[same] - m["v1"]) < 1e-6
+    edges = league.edges  # (i, j): i's edge over j, its 95% interval
+    assert edges[(0, 2)][0] == 0.0  # the champion against itself by another name
+    # the random program loses to the tight-aggressive champion; the crasher to everyone
+    assert edges[(0, 4)][0] > 0 and m["v1"] > m[bot]
+    assert all(edges[(i, 5)][1] > 0 for i in range(5))  # every interval above zero
+    assert min(m.values()) == m[crasher]
+    recorded = client.get_run(out["run_id"]).data.metrics
+    assert recorded["rating/py_tests.pipelines.test_league_pipeline_Crasher"] == m[crasher]
+    said = capsys.readouterr().out
+    assert said.count(f"league: {crasher} forfeited") == 5  # one line per pair
+    assert "(first: crash: " in said
+    again = run(cfg)
+    assert (again["league"].played, again["league"].cached) == (0, 15)
+
+
 def test_a_league_without_entrants_or_with_an_unknown_baseline_is_refused():
     assert "league.baselines" in config_error("league", "league.baselines=[shark]")
-    assert "registry, baselines or runs" in config_error(
+    assert "registry, baselines, runs or agents" in config_error(
         "league", "league.registry=false", "league.baselines=[]"
     )
+    said = config_error("league", "league.agents=[mus@default]")
+    assert said == (
+        "league.agents=mus@default is not allowed: expected an agent spec that plays poker"
+    )
+    assert "no such program" in config_error("league", "league.agents=[cmd:no-such-bot]")

@@ -2,9 +2,15 @@
 
 Entrants (``league.*``): every version of the registered model (``v3``), the baseline tables
 (``calling_station`` ...; a baseline's table is the same ``baseline_table`` the champion
-benchmark uses, its lone player that table's first kind) and the champions of listed runs
-(``run:<first 8 of the id>``). Every pair plays the held-out deals in both seatings
-(``ga.league``, as Ray tasks); each pair's per-deal results are cached in
+benchmark uses, its lone player that table's first kind), the champions of listed runs
+(``run:<first 8 of the id>``) and any agent specs (``league.agents``, named by their spec:
+``champion@<alias|version>`` and ``poker@<baseline>`` enter as chromosomes, a ``py:``,
+``cmd:`` or ``acpc:`` agent as an ``AgentEntrant`` whose table is more of the same agent).
+Every pair plays the held-out deals in both seatings, as Ray tasks: two chromosome entrants in
+the numba engine (``ga.league``), a pair with an agent entrant through the game protocol on the
+same deals (``arena.deal_play``: the ``n`` seat rotations of each deal, chromosomes reading the
+deal set's equities; an agent's program starts in its pair's task and ends with it). Each
+pair's per-deal results are cached in
 ``<cache_dir>/<deal set>-<digest a>-<digest b>.npy`` (entrants are keyed by what they play, not
 their name), so adding an entrant plays only its new pairs. ``tag_versions`` writes each
 registry version's rating on the version (``league_rating``, ``league_run``).
@@ -23,11 +29,14 @@ import numpy as np
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
-from sparring.champions.registry import load_champion
+from sparring.arena import deal_play
+from sparring.arena.agents import make, parse
+from sparring.arena.sandbox import Limits
+from sparring.champions.registry import load_champion, resolve_champion
 from sparring.config.evolve import EvolveConfig, LeagueSection
 from sparring.ga.league import Entrant, Ratings, champion_entrant, deal_edges, edge_interval, rate
 from sparring.ga.league import play_pair as play_pair_kernel
-from sparring.poker.bots import baseline_table
+from sparring.poker.bots import baseline, baseline_table
 from sparring.poker.deals import DealSet
 from sparring.reporting.console import console, print_table
 from sparring.runtime.datasets import read_verified, write_with_digest
@@ -36,6 +45,7 @@ from sparring.runtime.parallel import parallel_map
 
 __all__ = [
     "RATING_TAG",
+    "AgentEntrant",
     "LeagueResult",
     "baseline_entrant",
     "gather_entrants",
@@ -65,16 +75,38 @@ class LeagueResult:
         return float(r.rating[k]), float(r.low[k]), float(r.high[k])
 
 
+@dataclass(frozen=True)
+class AgentEntrant:
+    """An entrant named by an agent spec that is no chromosome (``py:``, ``cmd:``, ``acpc:``,
+    ``random``, ``first``): it plays through the game protocol, its table more of itself."""
+
+    name: str
+
+    @property
+    def digest(self) -> str:
+        """The spec's digest (its program's or module's file; the cache key of its pairs)."""
+        return "agent" + parse(self.name).digest()[:11]
+
+
+AnyEntrant = Entrant | AgentEntrant
+
+
 def baseline_entrant(name: str, seats: int, seed: int) -> Entrant:
     table = baseline_table(name, seats - 1, seed=seed)
     return Entrant(name, baseline_table(name, 1, seed=seed)[0], table)
 
 
 def gather_entrants(
-    client: MlflowClient, section: LeagueSection, model: str, seats: int, seed: int
-) -> list[Entrant]:
-    """The league's entrants in a stable order: versions, baselines, runs."""
-    out: list[Entrant] = []
+    client: MlflowClient,
+    section: LeagueSection,
+    model: str,
+    seats: int,
+    seed: int,
+    uri: str | None = None,
+) -> list[AnyEntrant]:
+    """The league's entrants in a stable order: versions, baselines, runs, agents (``uri``:
+    the registry a ``champion@`` agent is read from)."""
+    out: list[AnyEntrant] = []
     if section.registry:
         try:
             versions = list(client.search_model_versions(f"name = '{model}'"))
@@ -93,12 +125,27 @@ def gather_entrants(
         except (MlflowException, OSError) as exc:
             raise UsageError(f"league.runs: run {run_id} has no champion/ artifact") from exc
         out.append(champion_entrant(f"run:{run_id[:8]}", chromosome, seats))
+    out += [agent_entrant(text, model, seats, uri) for text in section.agents]
     if len(out) < 2:
         raise UsageError(f"a league needs two entrants or more; found {[e.name for e in out]}")
     return out
 
 
-def _pair_path(cache_dir: Path, deals: str, a: Entrant, b: Entrant) -> tuple[Path, bool]:
+def agent_entrant(text: str, model: str, seats: int, uri: str | None) -> AnyEntrant:
+    """A ``league.agents`` spec as an entrant: a champion or a baseline as the chromosome it
+    plays (the numba engine's fast path), any other agent as an ``AgentEntrant``."""
+    spec = parse(text, "league.agents")
+    if spec.kind == "champion":
+        if uri is None:
+            raise UsageError(f"league.agents: {text} needs the model registry")
+        genes = np.asarray(resolve_champion(uri, model, spec, "league.agents")["genes"])
+        return champion_entrant(text, genes, seats)
+    if text.startswith("poker@"):
+        return champion_entrant(text, baseline(text.removeprefix("poker@")), seats)
+    return AgentEntrant(text)
+
+
+def _pair_path(cache_dir: Path, deals: str, a: AnyEntrant, b: AnyEntrant) -> tuple[Path, bool]:
     """The cache file of a pair and whether (a, b) is stored flipped."""
     da, db = a.digest, b.digest
     flipped = da > db
@@ -128,24 +175,48 @@ def _write_pair(path: Path, flipped: bool, pair: np.ndarray) -> None:
     write_with_digest(path, buffer.getvalue())  # atomic, its digest beside it
 
 
+def _side(entrant: AnyEntrant, seats: int, factors: tuple[float, float], limits: Limits):
+    if isinstance(entrant, Entrant):
+        return deal_play.chromosome_side(entrant.name, entrant.lone, entrant.table, *factors)
+    spec = parse(entrant.name, "league.agents")
+    return deal_play.agent_side(entrant.name, lambda: make(spec, limits), seats)
+
+
 def play_pair_task(
-    pair: tuple[Entrant, Entrant], deals: tuple, raise_factor: float, call_factor: float
-) -> np.ndarray:
-    """One Ray task: both seatings of one pair."""
-    equity, strength = deals
-    return play_pair_kernel(pair[0], pair[1], equity, strength, raise_factor, call_factor)
+    pair: tuple[AnyEntrant, AnyEntrant],
+    deals: DealSet,
+    raise_factor: float,
+    call_factor: float,
+    limits: Limits,
+) -> tuple[np.ndarray, dict[str, tuple[int, str]]]:
+    """One Ray task: both seatings of one pair (``play_pair``'s columns), and the hands each
+    side forfeited with the first reason (only an agent entrant can fault)."""
+    a, b = pair
+    if isinstance(a, Entrant) and isinstance(b, Entrant):
+        equity, strength = deals.equity, deals.strength
+        return play_pair_kernel(a, b, equity, strength, raise_factor, call_factor), {}
+    seats, factors = deals.n_seats, (raise_factor, call_factor)
+    out, faults = deal_play.play_pair(
+        _side(a, seats, factors, limits),
+        _side(b, seats, factors, limits),
+        deals.deal_id,
+        deals.holes,
+        deals.board,
+        deals.equity,
+    )
+    return out, {side: (n, faults.first[side]) for side, n in faults.count.items()}
 
 
 def play_league(
-    entrants: list[Entrant],
-    equity: np.ndarray,
-    strength: np.ndarray,
+    entrants: list[AnyEntrant],
+    deals: DealSet,
     deal_hash: str,
     cache_dir: str | Path,
     raise_factor: float,
     call_factor: float,
     bootstrap: int,
     seed: int,
+    limits: Limits | None = None,
 ) -> LeagueResult:
     """Every pair (cached or played as Ray tasks), their edges and the ratings; prints the
     league table (kept in the result's ``text``)."""
@@ -158,7 +229,7 @@ def play_league(
     todo = []
     for i, j in pairs:
         path, flipped = _pair_path(cache, deal_hash, entrants[i], entrants[j])
-        found = _read_pair(path, flipped, len(strength))
+        found = _read_pair(path, flipped, len(deals))
         if found is None:
             todo.append((i, j))
         else:
@@ -168,16 +239,23 @@ def play_league(
             play_pair_task,
             [(entrants[i], entrants[j]) for i, j in todo],
             shared={
-                "deals": (equity, strength),
+                "deals": deals,
                 "raise_factor": raise_factor,
                 "call_factor": call_factor,
+                "limits": limits or Limits(),
             },
             description=f"league: {len(todo)} new pairs of {len(pairs)}",
         )
         if todo
         else []
     )
-    for (i, j), pair in zip(todo, played, strict=True):
+    for (i, j), (pair, faults) in zip(todo, played, strict=True):
+        for side, (count, first) in sorted(faults.items()):
+            other = names[j] if side == names[i] else names[i]
+            console.print(
+                f"league: {side} forfeited {count} hands against {other} (first: {first})",
+                soft_wrap=True,
+            )
         path, flipped = _pair_path(cache, deal_hash, entrants[i], entrants[j])
         _write_pair(path, flipped, pair)
         results[(i, j)] = pair
@@ -196,7 +274,7 @@ def play_league(
         for rank, i in enumerate(order)
     ]
     text = print_table(
-        f"League: {len(names)} entrants, {len(strength)} held-out deals "
+        f"League: {len(names)} entrants, {len(deals)} held-out deals "
         f"({len(todo)} pairs played, {len(pairs) - len(todo)} from the cache)",
         ["#", "entrant", "rating (Elo scale)", "95% interval", "mean edge bb/100"],
         rows,
@@ -217,17 +295,19 @@ def rate_league(
 ) -> LeagueResult:
     """The league of ``section``'s entrants for ``job``'s registry and table, played (with the
     pair cache) on the held-out deals ``held`` (``deal_hash`` names them in the cache)."""
-    entrants = gather_entrants(client, section, job.registry.model_name, job.table_size, job.seed)
+    entrants = gather_entrants(
+        client, section, job.registry.model_name, job.table_size, job.seed, job.tracking.uri
+    )
     return play_league(
         entrants,
-        held.equity,
-        held.strength,
+        held,
         deal_hash,
         section.cache_dir,
         job.preflop.raise_factor,
         job.preflop.call_factor,
         section.bootstrap,
         job.seed,
+        section.limits.limits(),
     )
 
 

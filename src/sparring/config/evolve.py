@@ -6,7 +6,9 @@ import re
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from sparring.arena.agents import parse
 from sparring.config import checks
+from sparring.config.arena import LimitsConfig
 from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
 from sparring.config.handgen import PreflopConfig
 from sparring.ga.operators import CrossoverOperator, CrossoverPolicy
@@ -252,14 +254,22 @@ class LeagueSection:
     registry: bool = True  # every version of registry.model_name enters
     baselines: list[str] = field(default_factory=lambda: list(BASELINES))
     runs: list[str] = field(default_factory=list)  # MLflow run ids whose champion/ enters
+    agents: list[str] = field(default_factory=list)  # agent specs that play poker (arena.agents)
     bootstrap: int = 200  # resamples of the deals for the rating intervals
     cache_dir: str = "data/league/cache"  # one file per pair and deal set
     tag_versions: bool = True  # set each registry version's league rating as a tag
+    limits: LimitsConfig = field(default_factory=LimitsConfig)  # for cmd: and acpc: agents
 
     def __post_init__(self) -> None:
         unknown = [b for b in self.baselines if b not in BASELINES]
         if unknown:
             raise ConfigError("baselines", unknown, f"a list of {', '.join(BASELINES)}")
+        for text in self.agents:
+            spec = parse(str(text), "agents")
+            if spec.games is not None and "poker" not in spec.games:
+                raise ConfigError("agents", text, "an agent spec that plays poker")
+        if len(set(self.agents)) != len(self.agents):
+            raise ConfigError("agents", list(self.agents), "specs named once each")
         checks.integer("bootstrap", self.bootstrap, 0, 100_000)
         checks.path_text("cache_dir", self.cache_dir)
 
@@ -273,5 +283,6 @@ class LeagueConfig(EvolveConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not (self.league.registry or self.league.baselines or self.league.runs):
-            raise ConfigError("league", "no entrants", "registry, baselines or runs")
+        league = self.league
+        if not (league.registry or league.baselines or league.runs or league.agents):
+            raise ConfigError("league", "no entrants", "registry, baselines, runs or agents")

@@ -20,6 +20,7 @@ import numpy as np
 from sparring.champions.league import LeagueResult, rate_league, tag_versions
 from sparring.config.evolve import LeagueConfig
 from sparring.reporting.plots import heatmap
+from sparring.runtime.config import metric_name
 from sparring.services.dealsets import open_deal_set
 from sparring.services.frame import Session, pipeline_session
 
@@ -42,7 +43,8 @@ def run(job: LeagueConfig) -> dict[str, Any]:
         if job.league.tag_versions:
             tag_versions(client, job.registry.model_name, result, session.run_id)
     metrics: dict[str, float] = {
-        f"rating/{n}": float(v) for n, v in zip(result.entrants, result.ratings.rating, strict=True)
+        metric_name("rating", n): float(v)
+        for n, v in zip(result.entrants, result.ratings.rating, strict=True)
     }
     metrics.update(pairs_played=result.played, pairs_cached=result.cached)
     return session.results(metrics, league=result)
@@ -56,12 +58,12 @@ def _log(session: Session, result: LeagueResult) -> None:
         "pairs_played": result.played,
         "pairs_cached": result.cached,
     }
-    for k, name in enumerate(result.entrants):
-        metrics[f"rating/{name}"] = float(r.rating[k])
-        metrics[f"rating_low/{name}"] = float(r.low[k])
-        metrics[f"rating_high/{name}"] = float(r.high[k])
+    for k, name in enumerate(result.entrants):  # an agent spec's ':' and '@' become '_'
+        metrics[metric_name("rating", name)] = float(r.rating[k])
+        metrics[metric_name("rating_low", name)] = float(r.low[k])
+        metrics[metric_name("rating_high", name)] = float(r.high[k])
     for (i, j), (mean, _, _) in result.edges.items():
-        metrics[f"edge/{result.entrants[i]}/{result.entrants[j]}"] = mean
+        metrics[metric_name("edge", result.entrants[i], result.entrants[j])] = mean
     session.log_metrics(metrics)
     session.run.log_text(result.text, "league.txt")
     session.run.log_text(json.dumps(_as_json(result), indent=2), "league.json")

@@ -1,0 +1,194 @@
+"""Poker agents of any kind on a deal set's deals: the league's pairs with an agent entrant.
+
+The league plays two chromosome entrants in the numba engine, every rotation of every held-out
+deal, from the deal set's precomputed equities. A pair with an *agent* entrant (any agent spec:
+``py:``, ``cmd:``, ``acpc:``) plays the same deals through the game protocol
+(``arena.play.play_game`` on hands dealt the deal's cards), and chromosomes play there as
+``DealChromosomeAgent``s, which read the same precomputed equities.
+
+A *seating* is a lone player and the table of ``n - 1`` players around it. Per deal it plays the
+``n`` seat rotations: the lone player in each seat once, table player ``j`` in seat
+``(seat of the lone + j) % n``, the hole pairs as dealt (seat ``s`` holds pair ``s``). These are
+the engine's rotations ``poker.table.seating(n, a * n)``, ``a = 0 .. n - 1`` (``n`` of its
+``n * n``): fed chromosomes on both sides this plays exactly the engine's hands for them
+(tests/arena/test_deal_play.py). The lone player's result per deal is its bb/100 over the
+``n`` hands.
+
+A fault (a program that crashes, hangs, answers garbage or an illegal action) costs the faulty
+seat the most a fixed-limit hand can cost (``MAX_HAND_LOSS``), shared out to the others: no
+agent gains by failing. Faults are counted per side and returned with the results.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sparring.arena.chromosome import ChromosomeAgent
+from sparring.arena.play import forfeit_returns, play_game
+from sparring.ga.fitness import bb_per_100
+from sparring.poker.cards import CARD_TEXTS
+from sparring.poker.game import Holdem, HoldemHand
+from sparring.poker.rules import MAX_BETS, STREET_NAMES, bet_size
+
+MAX_HAND_LOSS = float(sum(MAX_BETS * bet_size(street) for street in range(4)))
+"""Chips: four bets on every street, what a seat can put in one hand at most (48)."""
+
+
+class DealChromosomeAgent(ChromosomeAgent):
+    """A chromosome that reads its equity from the deal set (as the engine does) instead of
+    estimating it: ``deal(equity, holes)`` gives it the deal's (N, 4, N-1) equities and hole
+    pairs before each deal; it finds its own pair by the cards its observation shows."""
+
+    def __init__(self, genes: np.ndarray, raise_factor: float, call_factor: float) -> None:
+        super().__init__(genes, raise_factor, call_factor)
+        self._equity: np.ndarray | None = None
+        self._pair_of: dict[tuple[str, str], int] = {}
+
+    def deal(self, equity: np.ndarray, holes: np.ndarray) -> None:
+        self._equity = equity
+        self._pair_of = {(CARD_TEXTS[a], CARD_TEXTS[b]): h for h, (a, b) in enumerate(holes)}
+
+    def equity(self, observation: dict[str, Any]) -> float:
+        assert self._equity is not None, "deal() comes before the first decision"
+        pair = self._pair_of[tuple(observation["hole"])]
+        street = STREET_NAMES.index(observation["street"])
+        others = sum(observation["active"]) - 1
+        return float(self._equity[pair, street, others - 1])
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a pair: its name, its lone player and its table (``n - 1`` players), as
+    factories of agents (each agent is made once per pair)."""
+
+    name: str
+    lone: Callable[[], Any]
+    table: Sequence[Callable[[], Any]]
+
+
+def chromosome_side(
+    name: str, lone: np.ndarray, table: np.ndarray, raise_factor: float, call_factor: float
+) -> Side:
+    """A chromosome entrant as a side: each player a ``DealChromosomeAgent``."""
+
+    def agent(genes: np.ndarray) -> Callable[[], Any]:
+        return lambda: DealChromosomeAgent(genes, raise_factor, call_factor)
+
+    return Side(name, agent(lone), [agent(genes) for genes in table])
+
+
+def agent_side(name: str, make: Callable[[], Any], seats: int) -> Side:
+    """An agent entrant as a side: its table is ``seats - 1`` more of the same agent."""
+    return Side(name, make, [make] * (seats - 1))
+
+
+@dataclass
+class Faults:
+    """Hands a side's agents forfeited, and the first reason."""
+
+    count: dict[str, int] = field(default_factory=dict)
+    first: dict[str, str] = field(default_factory=dict)
+
+    def add(self, side: str, reason: str) -> None:
+        self.count[side] = self.count.get(side, 0) + 1
+        self.first.setdefault(side, reason)
+
+
+class _Dealt(Holdem):
+    """``poker`` at ``n`` seats whose next hand has the cards given to ``deal``."""
+
+    def __init__(self, seats: int) -> None:
+        super().__init__(seats)
+        self._cards: tuple[list[tuple[int, int]], list[int]] | None = None
+
+    def deal(self, holes: np.ndarray, board: np.ndarray) -> None:
+        self._cards = ([(int(a), int(b)) for a, b in holes], [int(c) for c in board])
+
+    def new_state(self, seed: int) -> HoldemHand:
+        assert self._cards is not None
+        return HoldemHand(*self._cards)
+
+
+def play_seating(
+    lone: Any,
+    table: Sequence[Any],
+    holes: np.ndarray,
+    board: np.ndarray,
+    seed: int,
+    faults: Faults,
+    names: tuple[str, str],
+) -> float:
+    """The lone player's chips over the deal's ``n`` seat rotations (see the module
+    docstring); ``names``: (the lone's side, the table's side), for ``faults``."""
+    n = len(table) + 1
+    game = _Dealt(n)
+    game.deal(holes, board)
+    players = [lone, *table]
+    chips = 0.0
+    for a in range(n):
+        seated = [players[(s - a) % n] for s in range(n)]
+        record = play_game(game, seated, seed * n + a)
+        returns = record.returns
+        if record.forfeit_seat is not None:
+            side = names[0] if record.forfeit_seat == a else names[1]
+            faults.add(side, f"{record.forfeit_kind}: {record.forfeit_detail}")
+            returns = forfeit_returns(n, record.forfeit_seat, worst=-MAX_HAND_LOSS)
+        chips += returns[a]
+    return chips
+
+
+def play_pair(
+    a: Side,
+    b: Side,
+    deal_id: np.ndarray,
+    holes: np.ndarray,
+    board: np.ndarray,
+    equity: np.ndarray,
+) -> tuple[np.ndarray, Faults]:
+    """(D, 2) bb/100 per deal, as the engine's ``ga.league.play_pair``: column 0 A alone
+    against B's table, column 1 B alone against A's table; and the faults of each side. Every
+    agent is made here and closed at the end (a program's process ends with the pair)."""
+    n = holes.shape[1]
+    made = {
+        "a_lone": a.lone(),
+        "a_table": [make() for make in a.table],
+        "b_lone": b.lone(),
+        "b_table": [make() for make in b.table],
+    }
+    everyone = [made["a_lone"], *made["a_table"], made["b_lone"], *made["b_table"]]
+    faults = Faults()
+    out = np.empty((len(deal_id), 2))
+    try:
+        for d in range(len(deal_id)):
+            for agent in everyone:
+                if isinstance(agent, DealChromosomeAgent):
+                    agent.deal(equity[d], holes[d])
+            seed = int(deal_id[d])
+            out[d, 0] = play_seating(
+                made["a_lone"], made["b_table"], holes[d], board[d], seed, faults, (a.name, b.name)
+            )
+            out[d, 1] = play_seating(
+                made["b_lone"], made["a_table"], holes[d], board[d], seed, faults, (b.name, a.name)
+            )
+    finally:
+        for agent in everyone:
+            close = getattr(agent, "close", None)
+            if callable(close):
+                close()
+    return np.asarray(bb_per_100(out, n)), faults
+
+
+__all__ = [
+    "MAX_HAND_LOSS",
+    "DealChromosomeAgent",
+    "Faults",
+    "Side",
+    "agent_side",
+    "chromosome_side",
+    "play_pair",
+    "play_seating",
+]
