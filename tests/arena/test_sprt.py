@@ -85,3 +85,24 @@ def test_an_agent_that_wins_every_unit_is_decided_soon():
     decision, units = test.decide(np.ones(400))
     assert decision == "H1" and units <= 10
     assert test.decide(np.full(400, 0.5))[0] == "H0"  # every unit even: no edge
+
+
+def test_the_mean_sprt_keeps_its_error_rates_on_normal_outcomes():
+    """Retrain's test of a mean (bb/100 per deal, no bounds): over 300 simulated tests at
+    each hypothesis, its false promotions and false keeps are within alpha and beta (their
+    Wilson intervals reach them), and it ends well before a fixed-size test would."""
+    from sparring.arena.sprt import MeanSPRT
+
+    test = MeanSPRT(mean0=0.0, mean1=2.0, alpha=0.05, beta=0.05, max_units=20_000)
+    rng = np.random.default_rng(11)
+    runs, sd = 300, 10.0
+    fixed = test.fixed_units(sd**2)
+    for true, wrong_verdict, rate in ((0.0, "H1", test.alpha), (2.0, "H0", test.beta)):
+        outcomes = rng.normal(true, sd, size=(runs, 4 * fixed))
+        decisions = [test.decide(row) for row in outcomes]
+        wrong = sum(d == wrong_verdict for d, _ in decisions)
+        assert wilson(wrong, runs)[0] <= rate, (true, wrong)
+        assert all(d in ("H0", "H1") for d, _ in decisions)
+        assert np.mean([u for _, u in decisions]) < 0.7 * fixed
+    assert test.decide(np.zeros(40)) == ("H0", 30)  # no spread and no edge: H0, at min_units
+    assert test.decide(np.full(40, 5.0)) == ("H1", 30)

@@ -111,3 +111,59 @@ def test_retrain_promotes_a_better_challenger_keeps_a_strong_champion_and_is_ide
     kept = retrain(strong)
     assert kept["decision"] == "kept"
     assert load_registered(client, "strong-champion")[2] == v_strong
+
+
+def test_the_sprt_plays_deals_in_looks_until_it_decides(pipeline_config):
+    """``retrain.test=sprt``: the edges it decides on are the first deals of the fixed test's
+    edges, cut where the SPRT first decides (a whole look is played, but the test reads the
+    deals in order); H1 promotes, H0 keeps, and deals that run out first keep."""
+    from sparring.ga.promotion import paired_edges
+    from sparring.pipelines.retrain import _sequential
+    from sparring.poker.bots import maniac
+    from sparring.poker.deals import generate_deals
+
+    held, _ = generate_deals(0, 150, n_seats=6, equity_trials=80, seed=4)
+
+    def by_sprt(challenger, champion, *overrides):
+        job = pipeline_config("retrain", *TINY, "retrain.test=sprt", *overrides)
+        full = paired_edges(challenger, champion, held.equity, held.strength, 1.6, 1.1, 2)
+        return _sequential(job, challenger, champion, held), full
+
+    better, full = by_sprt(tight_aggressive(), calling_station(), "retrain.sprt.look=7")
+    assert better.promote and better.sequential.verdict == "H1"
+    used = better.deals
+    assert 30 <= used < 150  # not before min_deals, and before the deals ran out
+    assert better.mean == pytest.approx(full[:used].mean())
+    assert better.sequential.fixed_deals > used
+    assert better.metrics()["sprt_deals_saved"] == better.sequential.fixed_deals - used
+    worse, _ = by_sprt(calling_station(), tight_aggressive())
+    assert not worse.promote and worse.sequential.verdict == "H0"
+    # a challenger that plays as the champion: no edge and no spread on any deal is H0 for
+    # certain, as soon as a verdict may come (min_deals)
+    same = by_sprt(maniac(), maniac())[0]
+    assert same.sequential.verdict == "H0" and same.deals == 30 and not same.promote
+    # hypotheses either side of the true edge, too close for the held-out deals to tell
+    # apart: no verdict, every deal played, kept
+    m = full.mean()
+    close = by_sprt(
+        tight_aggressive(),
+        calling_station(),
+        f"retrain.sprt.edge0={m - 0.5}",
+        f"retrain.sprt.edge1={m + 0.5}",
+    )[0]
+    assert close.sequential.verdict == "none" and close.deals == 150 and not close.promote
+
+
+def test_bad_sprt_settings_are_one_line():
+    from tests.configs import config_error
+
+    assert config_error("retrain", "retrain.test=bayes") == (
+        "retrain.test=bayes is not allowed: expected one of fixed, sprt"
+    )
+    assert config_error("retrain", "retrain.sprt.edge1=-1") == (
+        "retrain.sprt.edge1=-1 is not allowed: expected a number above edge0=0"
+    )
+    assert "retrain.sprt.alpha=0.5 is not allowed" in config_error(
+        "retrain", "retrain.sprt.alpha=0.5"
+    )
+    assert "retrain.sprt.look=0 is not allowed" in config_error("retrain", "retrain.sprt.look=0")

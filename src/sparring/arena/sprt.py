@@ -35,6 +35,48 @@ def expected_score(elo: float) -> float:
     return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
 
 
+def gsprt_path(
+    scores: np.ndarray, s0: float, s1: float, pseudo_variance: float, min_units: int
+) -> np.ndarray:
+    """The generalised SPRT's LLR after each score (the module docstring's formula) for the
+    means ``s0`` (H0) and ``s1`` (H1); ``pseudo_variance``: one pseudo-unit of that variance
+    mixed in (0: the sample's own variance); 0 before ``min_units``."""
+    x = np.asarray(scores, np.float64)
+    n = np.arange(1, x.size + 1, dtype=np.float64)
+    mean = np.cumsum(x) / n
+    spread = np.maximum(np.cumsum(x * x) - n * mean * mean, 0.0)
+    var = (spread + pseudo_variance) / (n + 1) if pseudo_variance else spread / n
+    with np.errstate(divide="ignore", invalid="ignore"):
+        llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+    llr[n < max(min_units, MIN_UNITS)] = 0.0
+    return np.nan_to_num(llr, nan=0.0)  # no spread and no edge: nothing learnt yet
+
+
+def bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """(lower, upper): accept H0 at or below the lower, H1 at or above the upper."""
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+def first_exit(path: np.ndarray, alpha: float, beta: float, max_units: int) -> tuple[str, int]:
+    """(``H0`` | ``H1`` | ``none`` | ``continue``, units used) of an LLR path: where it first
+    leaves the bounds, ``none`` at ``max_units``, ``continue`` when it ends before both."""
+    lower, upper = bounds(alpha, beta)
+    out = np.flatnonzero((path <= lower) | (path >= upper))
+    if out.size:
+        i = int(out[0])
+        return ("H1" if path[i] >= upper else "H0"), i + 1
+    if path.size >= max_units:
+        return "none", max_units
+    return "continue", int(path.size)
+
+
+def fixed_size(alpha: float, beta: float, gap: float, variance: float) -> int:
+    """The units a fixed-size one-sided z-test needs to tell two means ``gap`` apart with
+    error rates ``alpha`` and ``beta`` at the per-unit ``variance``."""
+    z = NormalDist().inv_cdf
+    return math.ceil(((z(1 - alpha) + z(1 - beta)) * math.sqrt(variance) / gap) ** 2)
+
+
 @dataclass(frozen=True)
 class SPRT:
     elo0: float = 0.0
@@ -55,40 +97,53 @@ class SPRT:
     @property
     def bounds(self) -> tuple[float, float]:
         """(lower, upper): accept H0 at or below the lower, H1 at or above the upper."""
-        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+        return bounds(self.alpha, self.beta)
 
     def llr_path(self, scores: np.ndarray) -> np.ndarray:
         """The LLR after each unit of ``scores`` (A's score per unit, in [0, 1]); 0 before
         ``MIN_UNITS``."""
-        x = np.asarray(scores, np.float64)
-        n = np.arange(1, x.size + 1, dtype=np.float64)
-        mean = np.cumsum(x) / n
-        var = (np.cumsum(x * x) - n * mean * mean + PSEUDO_VARIANCE) / (n + 1)
         s0, s1 = expected_score(self.elo0), expected_score(self.elo1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
-        llr[n < MIN_UNITS] = 0.0
-        return llr
+        return gsprt_path(scores, s0, s1, PSEUDO_VARIANCE, MIN_UNITS)
 
     def decide(self, scores: np.ndarray) -> tuple[str, int]:
         """(``H0`` | ``H1`` | ``none``, units used): where the path first leaves the bounds,
         or ``none`` at ``max_units`` (or when the scores run out first: ``continue``)."""
         path = self.llr_path(np.asarray(scores)[: self.max_units])
-        lower, upper = self.bounds
-        out = np.flatnonzero((path <= lower) | (path >= upper))
-        if out.size:
-            i = int(out[0])
-            return ("H1" if path[i] >= upper else "H0"), i + 1
-        if path.size >= self.max_units:
-            return "none", self.max_units
-        return "continue", int(path.size)
+        return first_exit(path, self.alpha, self.beta, self.max_units)
 
     def fixed_units(self, variance: float) -> int:
         """The units a fixed-size test needs for the same ``alpha`` and ``beta`` (a one-sided
         z-test of elo0 against elo1) at the per-unit score ``variance``."""
-        z = NormalDist().inv_cdf
         gap = expected_score(self.elo1) - expected_score(self.elo0)
-        return math.ceil(((z(1 - self.alpha) + z(1 - self.beta)) * math.sqrt(variance) / gap) ** 2)
+        return fixed_size(self.alpha, self.beta, gap, variance)
+
+
+@dataclass(frozen=True)
+class MeanSPRT:
+    """The same test on the mean of unbounded per-unit outcomes (retrain's per-deal edges in
+    bb/100): H0 ``mean = mean0`` against H1 ``mean = mean1``, the variance the sample's own
+    (no pseudo-unit: the outcomes have no largest variance), no decision before ``min_units``
+    (a variance of a few heavy-tailed outcomes is no estimate). The caller checks the values
+    (``config.evolve.PromotionSPRT``)."""
+
+    mean0: float
+    mean1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_units: int = 100_000
+    min_units: int = 30
+
+    def llr_path(self, outcomes: np.ndarray) -> np.ndarray:
+        return gsprt_path(outcomes, self.mean0, self.mean1, 0.0, self.min_units)
+
+    def decide(self, outcomes: np.ndarray) -> tuple[str, int]:
+        """As ``SPRT.decide``."""
+        path = self.llr_path(np.asarray(outcomes)[: self.max_units])
+        return first_exit(path, self.alpha, self.beta, self.max_units)
+
+    def fixed_units(self, variance: float) -> int:
+        """The units a fixed-size test at the same error rates needs (``fixed_size``)."""
+        return fixed_size(self.alpha, self.beta, self.mean1 - self.mean0, variance)
 
 
 def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:

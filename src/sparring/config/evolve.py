@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
 from typing import Any
 
 from sparring.arena.agents import parse
+from sparring.arena.sprt import MeanSPRT
 from sparring.config import checks
 from sparring.config.arena import LimitsConfig
 from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
@@ -206,6 +208,42 @@ class EvolveConfig(ObjectiveConfig):
         return self.storage.locate(self.checkpoint_root) / self.run_hash
 
 
+class PromotionTest(StrEnum):
+    fixed = "fixed"  # every held-out deal, then the confidence interval's lower bound > 0
+    sprt = "sprt"  # held-out deals in looks until the SPRT accepts H0 or H1
+
+
+@dataclass
+class PromotionSPRT:
+    """``retrain.sprt.*``: H0 an edge of ``edge0`` bb/100 against H1 ``edge1``, with error
+    rates ``alpha`` (promoting a challenger no better than edge0) and ``beta`` (keeping one
+    edge1 better); deals are played ``look`` at a time, and no verdict comes before
+    ``min_deals``."""
+
+    edge0: float = 0.0
+    edge1: float = 2.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    look: int = 25
+    min_deals: int = 30
+
+    def __post_init__(self) -> None:
+        checks.number("edge0", self.edge0, -1e4, 1e4)
+        checks.number("edge1", self.edge1, -1e4, 1e4)
+        if not self.edge1 > self.edge0:
+            raise ConfigError("edge1", self.edge1, f"a number above edge0={self.edge0:g}")
+        checks.number("alpha", self.alpha, 0.0, 0.5, low_open=True, high_open=True)
+        checks.number("beta", self.beta, 0.0, 0.5, low_open=True, high_open=True)
+        checks.integer("look", self.look, 1)
+        checks.integer("min_deals", self.min_deals, 2)
+
+    def test(self, held_out: int) -> MeanSPRT:
+        """The test over at most ``held_out`` deals."""
+        return MeanSPRT(
+            self.edge0, self.edge1, self.alpha, self.beta, max(held_out, 2), self.min_deals
+        )
+
+
 @dataclass
 class RetrainSection:
     """``retrain.*``: which retraining this is and when the challenger is promoted."""
@@ -213,6 +251,8 @@ class RetrainSection:
     id: str | None = None  # a date or submission id; null = today's date (UTC)
     seed_fraction: float = 0.25  # share of the first population seeded from the champion
     confidence: float = 0.95  # promote when the edge has this lower bound > 0
+    test: PromotionTest = PromotionTest.fixed  # or sprt: stop as soon as the SPRT decides
+    sprt: PromotionSPRT = field(default_factory=PromotionSPRT)
     checkpoint_root: str = "data/checkpoints/retrain"
 
     def __post_init__(self) -> None:
@@ -220,6 +260,7 @@ class RetrainSection:
             self.id = checks.name("id", str(self.id))
         checks.probability("seed_fraction", self.seed_fraction)
         checks.number("confidence", self.confidence, 0.5, 0.9999)
+        self.test = checks.choice("test", self.test, PromotionTest)
         checks.storage_dir("checkpoint_root", self.checkpoint_root)
 
 

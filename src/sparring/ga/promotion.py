@@ -5,7 +5,13 @@ deal gives a paired difference of their bb/100 (``paired_edges``). From those pe
 ``decide`` takes the mean, its standard error ``sd / sqrt(n)`` (infinite for a single deal), the
 normal quantile ``z`` of the configured confidence and the interval ``mean ± z · se``; the
 challenger is promoted exactly when the interval's lower bound is above zero (a one-sided test at
-that confidence). Pure: no Ray, no MLflow.
+that confidence).
+
+With a sequential test (``retrain.test=sprt``) the deals are played in looks until the SPRT on
+the per-deal edges accepts H0 or H1 (``arena.sprt.MeanSPRT``); the challenger is promoted
+exactly when it accepts H1, and ``Sequential`` records the verdict, the log-likelihood ratio
+and the deals a fixed-size test at the same error rates would have needed. Pure: no Ray, no
+MLflow.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from sparring.ga.fitness import bb_per_100
 from sparring.poker.bots import BASELINES, baseline_table
 from sparring.poker.engine import play_deals
 
-__all__ = ["Promotion", "decide", "paired_edges"]
+__all__ = ["Promotion", "Sequential", "decide", "paired_edges"]
 
 
 def paired_edges(
@@ -52,6 +58,18 @@ def paired_edges(
 
 
 @dataclass(frozen=True)
+class Sequential:
+    """What a sequential test said: ``verdict`` (``H1`` promote, ``H0`` keep, ``none``: the
+    held-out deals ran out first, keep), its last ``llr``, and ``fixed_deals``: the deals a
+    fixed-size test with the same error rates needs at the edges' variance."""
+
+    verdict: str
+    llr: float
+    fixed_deals: int
+    available: int  # the held-out deals it could have played
+
+
+@dataclass(frozen=True)
 class Promotion:
     """What the per-deal edges say: the mean edge (bb/100), its standard error, the normal
     quantile ``z`` of ``confidence``, the interval ``[low, high]`` and the number of deals."""
@@ -63,10 +81,14 @@ class Promotion:
     high: float
     deals: int
     confidence: float
+    sequential: Sequential | None = None
 
     @property
     def promote(self) -> bool:
-        """Promote only when the whole interval is above zero."""
+        """Promote only when the whole interval is above zero (with a sequential test: when
+        it accepted H1)."""
+        if self.sequential is not None:
+            return self.sequential.verdict == "H1"
         return self.low > 0
 
     @property
@@ -75,7 +97,7 @@ class Promotion:
 
     def metrics(self) -> dict[str, float]:
         """The retrain run's metrics of the decision (names as logged to MLflow)."""
-        return {
+        out = {
             "edge_bb100": self.mean,
             "edge_low": self.low,
             "edge_high": self.high,
@@ -84,12 +106,28 @@ class Promotion:
             "heldout_deals": self.deals,
             "promoted": float(self.promote),
         }
+        if self.sequential is not None:
+            s = self.sequential
+            out.update(
+                sprt_llr=s.llr,
+                sprt_h1=float(s.verdict == "H1"),
+                sprt_decided=float(s.verdict in ("H0", "H1")),
+                sprt_fixed_deals=float(s.fixed_deals),
+                sprt_deals_saved=float(s.fixed_deals - self.deals),
+            )
+        return out
 
 
-def decide(edges: np.ndarray, confidence: float) -> Promotion:
-    """The promotion rule on per-deal edges at ``confidence`` (e.g. 0.95: z = 1.645)."""
+def decide(
+    edges: np.ndarray, confidence: float, sequential: Sequential | None = None
+) -> Promotion:
+    """The promotion rule on per-deal edges at ``confidence`` (e.g. 0.95: z = 1.645); with
+    ``sequential``, the edges are those the sequential test played and its verdict decides
+    (the interval is then a description)."""
     edges = np.asarray(edges, dtype=float)
     mean = float(edges.mean())
     se = float(edges.std(ddof=1) / np.sqrt(len(edges))) if len(edges) > 1 else float("inf")
     z = float(norm.ppf(confidence))
-    return Promotion(mean, se, z, mean - z * se, mean + z * se, len(edges), confidence)
+    return Promotion(
+        mean, se, z, mean - z * se, mean + z * se, len(edges), confidence, sequential
+    )

@@ -6,9 +6,11 @@
    the retrain run in the ``retrain`` experiment.
 3. Play challenger and champion on the same held-out deals against every baseline table; the
    per-deal differences give the challenger's edge in bb/100 and its confidence interval
-   (``ga.promotion``).
+   (``ga.promotion``). With ``retrain.test=sprt`` the deals are played ``retrain.sprt.look`` at
+   a time until the SPRT on the edges accepts H0 or H1 (or the held-out deals run out).
 4. Promote (register the challenger, move the alias) only when the interval's lower bound is
-   above zero; then rate the champion in the league (``champions.league``).
+   above zero (sprt: when it accepted H1); then rate the champion in the league
+   (``champions.league``).
 
 Safe to run unattended: a retrain id (a date or a submission id) is claimed atomically in the
 MLflow store (``champions.claims``), so a second retrain with the same id exits with one line
@@ -43,8 +45,8 @@ from sparring.champions.decisions import (
 from sparring.champions.league import rate_league, tag_versions
 from sparring.champions.notify import NOTIFY_URL_ENV, post_json
 from sparring.champions.registry import load_registered, log_champion, register
-from sparring.config.evolve import RetrainConfig
-from sparring.ga.promotion import Promotion, decide, paired_edges
+from sparring.config.evolve import PromotionTest, RetrainConfig
+from sparring.ga.promotion import Promotion, Sequential, decide, paired_edges
 from sparring.pipelines import evolve
 from sparring.poker.deals import DealSet
 from sparring.reporting.console import console
@@ -147,9 +149,12 @@ def _challenge(
     challenger = out["state"].champion
     held_settings = job.deal_set("heldout")
     _, held = open_deal_set(session.run, held_settings, session.locate(job.deals.root), "heldout")
-    rf, cf = job.preflop.raise_factor, job.preflop.call_factor
-    edges = paired_edges(challenger, champion, held.equity, held.strength, rf, cf, job.seed)
-    promotion = decide(edges, job.retrain.confidence)
+    if job.retrain.test is PromotionTest.sprt:
+        promotion = _sequential(job, challenger, champion, held)
+    else:
+        rf, cf = job.preflop.raise_factor, job.preflop.call_factor
+        edges = paired_edges(challenger, champion, held.equity, held.strength, rf, cf, job.seed)
+        promotion = decide(edges, job.retrain.confidence)
     metrics = promotion.metrics()
     session.log_metrics(metrics)
     new_version = (
@@ -172,6 +177,38 @@ def _challenge(
         champion_version=version,
         new_version=new_version,
     )
+
+
+def _sequential(
+    job: RetrainConfig, challenger: np.ndarray, champion: np.ndarray, held: DealSet
+) -> Promotion:
+    """Step 3 by the SPRT: held-out deals ``look`` at a time until it decides; the promotion
+    on the deals it played."""
+    section = job.retrain.sprt
+    test = section.test(len(held))
+    rf, cf = job.preflop.raise_factor, job.preflop.call_factor
+    edges = np.empty(0)
+    verdict, used = "continue", 0
+    for start in range(0, len(held), section.look):
+        part = held.subset(slice(start, start + section.look))
+        more = paired_edges(challenger, champion, part.equity, part.strength, rf, cf, job.seed)
+        edges = np.concatenate([edges, more])
+        verdict, used = test.decide(edges)
+        if verdict != "continue":
+            break
+    verdict = "none" if verdict == "continue" else verdict  # the held-out deals ran out
+    played = edges[:used]
+    llr = float(test.llr_path(played)[-1]) if used else 0.0
+    fixed = test.fixed_units(float(played.var(ddof=1))) if used > 1 else len(held)
+    sequential = Sequential(verdict, llr, fixed, len(held))
+    console.print(
+        f"SPRT of edge {section.edge0:g} against {section.edge1:g} bb/100 "
+        f"(alpha {section.alpha:g}, beta {section.beta:g}): "
+        + ("no verdict" if verdict == "none" else f"{verdict} accepted")
+        + f" after {used} of {len(held)} held-out deals, LLR {llr:+.2f}; a fixed-size test at "
+        f"the same error rates needs {fixed} deals"
+    )
+    return decide(played, job.retrain.confidence, sequential)
 
 
 def _champion(client: MlflowClient, job: RetrainConfig) -> Champion:
