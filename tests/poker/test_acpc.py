@@ -323,3 +323,19 @@ def test_random_match_states_round_trip_through_the_client_view():
                     back = replay(parse_match_state(line, seats))
                     assert back.observation(seat) == hand.observation(seat)
                 hand.apply_action(rng.choice(hand.legal_actions()))
+
+
+@settings(max_examples=40)
+@given(st.integers(0, 10**6), st.integers(2, 10))
+def test_the_betting_string_kept_action_by_action_is_the_whole_histories(seed, seats):
+    """``Betting`` reads a growing history action by action: after every action of a random
+    hand its text is ``betting`` of the whole history."""
+    from sparring.poker.acpc import Betting, betting
+
+    rng = random.Random(seed)
+    for hand_seed in (seed, seed + 1):
+        kept, hand = Betting(), Holdem(seats).new_state(hand_seed)
+        assert kept.text(hand.observation(0)["history"]) == betting(hand.history)
+        while not hand.is_terminal():
+            hand.apply_action(rng.choice(hand.legal_actions()))
+            assert kept.text(hand.observation(0)["history"]) == betting(hand.history)

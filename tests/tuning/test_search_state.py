@@ -129,8 +129,14 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     process gone), is closed the same way; a fifth, cut by an interrupted search and rerun
     (its trial id reused by the rerun's run), is left as the interruption marked it. A sixth,
     cut by the interruption before Tune saved its trial (no record names it), says that a new
-    trial ran in its place, not that it was rerun."""
-    from sparring.pipelines.tune import INTERRUPTED_NOTE, UNSAVED_NOTE, _close_trials
+    trial ran in its place, not that it was rerun; a seventh, finished in that moment, says it
+    is not in the search's results."""
+    from sparring.pipelines.tune import (
+        INTERRUPTED_NOTE,
+        UNSAVED_FINISHED_NOTE,
+        UNSAVED_NOTE,
+        _close_trials,
+    )
     from sparring.runtime.tracking import ENDED_TAG
 
     client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
@@ -155,6 +161,7 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     rerun_before = child("t5", "KILLED", tags={ENDED_TAG: INTERRUPTED_NOTE})
     rerun = child("t5", "FINISHED", metrics={objective: 7.0})
     unsaved = child("t6", "KILLED", tags={ENDED_TAG: INTERRUPTED_NOTE})
+    unsaved_done = child("t7", "FINISHED", metrics={objective: 9.5})
     records = [
         TrialRecord(1, "t1", {}, 54.07, "finished", 6),
         TrialRecord(2, "t2", {}, 49.49, "stopped", 2),
@@ -185,6 +192,8 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     assert client.get_run(rerun_before).data.tags[ENDED_TAG] == INTERRUPTED_NOTE
     assert client.get_run(unsaved).data.tags[ENDED_TAG] == UNSAVED_NOTE
     assert "trial_state" not in client.get_run(unsaved).data.tags
+    assert client.get_run(unsaved_done).data.tags[ENDED_TAG] == UNSAVED_FINISHED_NOTE
+    assert "trial_objective" not in client.get_run(unsaved_done).data.metrics
 
 
 def test_a_search_whose_every_trial_failed_is_failed_and_exits_1(tmp_path, capsys):

@@ -32,7 +32,7 @@ from typing import Any
 
 from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import AgentFault, Limits, Program
-from sparring.poker.acpc import WORD, match_state
+from sparring.poker.acpc import WORD, Betting, match_state
 
 _VERSION = re.compile(rb"^VERSION:2\.\d+\.\d+\r?$")
 
@@ -48,6 +48,7 @@ class AcpcProgramAgent(ProgramAgent):
         self.sent = ""  # the last match state sent (or queued)
         self._queued: list[bytes] = []  # states not yet written
         self.invalid: list[str] = []  # each invalid action: hand, state and what was sent
+        self._betting = Betting()  # the hand's betting string, read action by action
 
     def start(self, info: dict[str, Any]) -> None:
         def step() -> None:
@@ -62,12 +63,15 @@ class AcpcProgramAgent(ProgramAgent):
         self._guarded(step)
         self.hand_number, self.hands = self.hands, self.hands + 1
         self.sent, self._queued = "", []
+        self._betting = Betting()
         self._game_left = self.limits.game_s
 
     def observe(self, observation: dict[str, Any]) -> None:
         """Queue the seat's view after an event (each state once); the hand's last one is
         written at once."""
-        line = match_state(observation, self.hand_number)
+        line = match_state(
+            observation, self.hand_number, self._betting.text(observation["history"])
+        )
         if line != self.sent:
             self._queued.append(line.encode() + b"\r\n")
             self.sent = line

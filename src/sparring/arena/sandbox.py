@@ -18,9 +18,9 @@ credentials of the arena's own reach it), and with these limits (``Limits``):
 
 With ``relay=True`` (an ACPC program, which connects to its dealer over TCP by itself) the
 program's stdin is empty and its stdout joins the capped stderr log; its keeper listens on
-127.0.0.1 inside the program's namespace, passes it host and port, and relays that one
-connection to a socket pair whose other end is this ``Program``'s: ``send_line`` and
-``receive_line`` then speak over it (``runtime.subreaper``).
+127.0.0.1 inside the program's namespace, passes it host and port, and hands the one
+connection it accepts to this ``Program`` over a socket pair (``runtime.subreaper``):
+``send_line`` and ``receive_line`` then speak on that connection directly.
 
 Every failure is an ``AgentFault`` with a ``kind`` (``crash``, ``timeout``, ``memory``,
 ``garbage``, ``long_line``, ``closed``) and one line of detail. The program runs under a keeper
@@ -150,7 +150,8 @@ class Program:
             raise ValueError("a program needs a command line")
         self.argv, self.limits, self.name, self.relay = list(argv), limits, name, relay
         self.proc: subprocess.Popen[bytes] | None = None
-        self._socket: socket.socket | None = None
+        self._socket: socket.socket | None = None  # the program's connection (relay)
+        self._pair: socket.socket | None = None  # where the keeper hands it over
         self._in_fd = self._out_fd = -1  # what we write to, what we read from
         self.workdir: Path | None = None
         self._buffer = bytearray()
@@ -174,7 +175,7 @@ class Program:
             subreaper.check_startable(self.argv)
             memory, cpu = self.limits.memory_mb << 20, max(1, int(self.limits.cpu_s))
             if self.relay:
-                self._socket, theirs = socket.socketpair()
+                self._pair, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             keeper = subreaper.command(
                 self.argv, memory, cpu, relay_fd=None if theirs is None else theirs.fileno()
             )
@@ -196,9 +197,7 @@ class Program:
             if theirs is not None:
                 theirs.close()
         assert self.proc.stdout
-        if self._socket is not None:
-            self._socket.setblocking(False)
-            self._in_fd = self._out_fd = self._socket.fileno()
+        if self._pair is not None:  # the fds are the connection's, once handed over
             self._stderr = _CappedLog(self.proc.stdout, self.limits.stderr_bytes)
         else:
             assert self.proc.stdin and self.proc.stderr
@@ -223,13 +222,13 @@ class Program:
             deadline = time.monotonic() + 5  # a forked child dies on its own schedule
             while live_members(self.proc.pid) and time.monotonic() < deadline:
                 time.sleep(0.01)
-            for stream in (self.proc.stdin, self.proc.stdout, self._socket):
+            for stream in (self.proc.stdin, self.proc.stdout, self._socket, self._pair):
                 try:
                     if stream is not None:
                         stream.close()
                 except OSError:
                     pass
-            self._socket = None
+            self._socket = self._pair = None
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
@@ -239,8 +238,27 @@ class Program:
         """Write ``message`` as one JSON line before ``deadline`` (``time.monotonic``)."""
         self.send_line((json.dumps(message, separators=(",", ":")) + "\n").encode(), deadline)
 
+    def _connection(self, deadline: float) -> None:
+        """(relay) The program's connection, handed over by its keeper once the program has
+        connected, before ``deadline``."""
+        assert self._pair is not None
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([self._pair], [], [], max(0.0, left))
+        if not ready:
+            raise AgentFault("timeout", f"{self.name} did not connect in time")
+        _, fds, _, _ = socket.recv_fds(self._pair, 1, 1)
+        if not fds:  # the keeper ended: the program exited before it connected
+            raise self._ended("ended before it connected")
+        self._socket = socket.socket(fileno=fds[0])
+        self._socket.setblocking(False)
+        self._in_fd = self._out_fd = self._socket.fileno()
+        self._pair.close()
+        self._pair = None
+
     def send_line(self, line: bytes, deadline: float) -> None:
         """Write ``line`` (its line end included) before ``deadline``."""
+        if self._pair is not None:
+            self._connection(deadline)
         assert self.proc is not None and self._in_fd >= 0
         data = memoryview(line)
         while data:
@@ -270,6 +288,8 @@ class Program:
 
     def receive_line(self, deadline: float) -> bytes:
         """The next line the program writes (without its ``\\n``), before ``deadline``."""
+        if self._pair is not None:
+            self._connection(deadline)
         assert self.proc is not None and self._out_fd >= 0
         fd = self._out_fd
         while b"\n" not in self._buffer:

@@ -259,6 +259,12 @@ INTERRUPTED_NOTE = "search interrupted; the trial was rerun"
 # ... and how it is marked at the end when the search was killed before Tune saved its trial: a
 # restored search does not know that trial and runs a new one (its own run) in its place.
 UNSAVED_NOTE = "search interrupted before it saved this trial; a new trial ran in its place"
+# ... and a run that finished in that moment (a reused trial may take under a second): its
+# numbers stand, but the restored search never saw them and ran a new trial in its place.
+UNSAVED_FINISHED_NOTE = (
+    "finished after the search's last save before it was interrupted: not in its results; "
+    "a new trial ran in its place"
+)
 
 
 def _close_interrupted(client, exp: str, parent: str) -> None:
@@ -490,7 +496,8 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
     trial's session found that run first, it closed it as an orphan (KILLED, its driver gone),
     which is still a stopped trial's run to tag here. A run the interruption closed whose trial
     the restored search does not know (killed before Tune saved it) is marked so
-    (``UNSAVED_NOTE``): no rerun of it exists, a new trial ran instead."""
+    (``UNSAVED_NOTE``): no rerun of it exists, a new trial ran instead; so is a run that
+    finished in that moment (``UNSAVED_FINISHED_NOTE``)."""
     ended = {r.trial_id: r for r in records if r.state != "unfinished"}
     known = {r.trial_id for r in records}
     for child in client.search_runs([exp], filter_string=f"tags.mlflow.parentRunId = '{parent}'"):
@@ -499,6 +506,9 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
             if trial_id not in known:  # Tune never saved it: nothing reran this trial
                 client.set_tag(child.info.run_id, ENDED_TAG, UNSAVED_NOTE)
             continue  # a run of a trial cut and rerun
+        if trial_id not in known and child.info.status == "FINISHED":
+            client.set_tag(child.info.run_id, ENDED_TAG, UNSAVED_FINISHED_NOTE)
+            continue
         record = ended.get(trial_id)
         if record is None:
             continue  # an unfinished trial

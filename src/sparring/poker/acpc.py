@@ -248,7 +248,29 @@ def load_gamedef(path: str | Path) -> GameDef:
 # ---------------------------------------------------------------------------- match states
 def betting(history: Sequence[Sequence[Sequence[Any]]]) -> str:
     """The betting string of a hand's ``history`` (per street: ``[seat, word]``)."""
-    return "/".join("".join(LETTER[word] for _, word in street) for street in history)
+    return "/".join(["".join([LETTER[word] for _, word in street]) for street in history])
+
+
+class Betting:
+    """The betting string of one hand (a new ``Betting`` per hand), kept up to date from its
+    ``history``, which only grows: each ``text(history)`` reads only the actions not read
+    before, so a state sent after every action costs O(1) instead of O(actions)."""
+
+    def __init__(self) -> None:
+        self._streets: list[str] = []
+        self._seen = 0  # actions read from the street last read
+
+    def text(self, history: Sequence[Sequence[Sequence[Any]]]) -> str:
+        streets = self._streets
+        for k in range(max(len(streets) - 1, 0), len(history)):
+            street = history[k]
+            if k == len(streets):
+                streets.append("")
+                self._seen = 0
+            if len(street) > self._seen:
+                streets[k] += "".join([LETTER[word] for _, word in street[self._seen :]])
+                self._seen = len(street)
+        return "/".join(streets)
 
 
 def _board_text(board: Sequence[str], street: int) -> str:
@@ -260,8 +282,11 @@ def _board_text(board: Sequence[str], street: int) -> str:
 _STREETS = ("preflop", "flop", "turn", "river")
 
 
-def match_state(observation: dict[str, Any], hand_number: int) -> str:
-    """The ``MATCHSTATE`` line (no line end) for the seat whose ``observation`` this is."""
+def match_state(
+    observation: dict[str, Any], hand_number: int, betting_text: str | None = None
+) -> str:
+    """The ``MATCHSTATE`` line (no line end) for the seat whose ``observation`` this is
+    (``betting_text``: its betting string when the caller keeps it, ``Betting``)."""
     seat, n = observation["seat"], observation["seats"]
     shown = {s: cards for s, cards in observation["showdown"]}
     holes = "|".join(
@@ -270,7 +295,8 @@ def match_state(observation: dict[str, Any], hand_number: int) -> str:
     )
     street = _STREETS.index(observation["street"])
     return (
-        f"MATCHSTATE:{seat}:{hand_number}:{betting(observation['history'])}:"
+        f"MATCHSTATE:{seat}:{hand_number}:"
+        f"{betting(observation['history']) if betting_text is None else betting_text}:"
         f"{holes}{_board_text(observation['board'], street)}"
     )
 

@@ -52,6 +52,9 @@ class HoldemHand:
         if not MIN_SEATS <= n <= MAX_SEATS or len(board) != 5:
             raise ValueError(f"a hand has {MIN_SEATS}..{MAX_SEATS} hole pairs and 5 board cards")
         self.n, self.holes, self.board = n, [tuple(h) for h in holes], list(board)
+        # the cards' texts, made once: an observation is asked for at every decision
+        self.hole_texts = [tuple(CARD_TEXTS[c] for c in h) for h in self.holes]
+        self.board_texts = tuple(CARD_TEXTS[c] for c in self.board)
         self.contrib = [0] * n
         self.active = [True] * n
         self.history: list[list[list[Any]]] = []  # per street: [seat, word]
@@ -151,21 +154,22 @@ class HoldemHand:
         return list(self.net) if self.net is not None else [0.0] * self.n
 
     def observation(self, player: int) -> dict[str, Any]:
+        # fresh lists throughout: an agent may change what it is given, never the hand
         return {
             "seat": player,
             "seats": self.n,
             "button": self.n - 1,
-            "hole": _texts(self.holes[player]),
-            "board": _texts(self.board[: BOARD_SHOWN[self.street]]),
+            "hole": list(self.hole_texts[player]),
+            "board": list(self.board_texts[: BOARD_SHOWN[self.street]]),
             "street": STREET_NAMES[self.street],
             "to_act": self.current_player(),
             "to_call": self.owed(player),
             "bets": self.bets,
             "pot": sum(self.contrib),
-            "contributions": list(self.contrib),
-            "active": list(self.active),
-            "history": [[list(a) for a in street] for street in self.history],
-            "showdown": [[s, _texts(self.holes[s])] for s in self.shown],
+            "contributions": self.contrib[:],
+            "active": self.active[:],
+            "history": [[[seat, word] for seat, word in street] for street in self.history],
+            "showdown": [[s, list(self.hole_texts[s])] for s in self.shown],
         }
 
     def clone(self) -> HoldemHand:

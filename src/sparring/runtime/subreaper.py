@@ -21,9 +21,11 @@ as a script by the same Python with only the standard library (``python -I -S``,
 - with ``--relay FD`` (an ACPC program, which connects to its dealer by itself) the keeper
   listens on 127.0.0.1 at a free port, in its own network namespace when it was started in one
   (the loopback is brought up first), appends ``127.0.0.1 <port>`` to the program's command
-  line as the reference ``play_match.pl`` does, accepts one connection and relays its bytes to
-  and from the stream socket ``FD`` (the arena's end of a socket pair): the program reaches its
-  dealer and, in an empty namespace, nothing else.
+  line as the reference ``play_match.pl`` does, accepts one connection and hands it to the
+  arena: the connected socket is sent over the Unix socket ``FD`` (the arena's end of a socket
+  pair, ``SCM_RIGHTS``), and the arena talks to the program on it directly, with no copy in
+  between (a socket keeps the namespace it was made in, whoever holds it). The program reaches
+  its dealer and, in an empty namespace, nothing else.
 
     python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] [--starter PID] [--relay FD]
         -- program ...
@@ -219,30 +221,18 @@ def _listen() -> socket.socket:
     return server
 
 
-def _relay(server: socket.socket, peer: socket.socket) -> None:
-    """Accept one connection on ``server`` and copy bytes both ways between it and ``peer``
-    until either side ends (the end is passed on as a half-close)."""
+def _hand_over(server: socket.socket, peer: socket.socket) -> None:
+    """Accept one connection on ``server`` and send it to the arena over ``peer`` (a Unix
+    socket: the connection's descriptor, ``SCM_RIGHTS``); keep none of the three. A program
+    that never connects leaves ``peer`` open until the keeper exits (the arena then reads its
+    end)."""
     conn, _ = server.accept()
     server.close()
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a line at a time, no Nagle wait
-    ends = {conn: peer, peer: conn}
-    while ends:
-        ready, _, _ = select.select(list(ends), [], [])
-        for side in ready:
-            try:
-                data = side.recv(1 << 16)
-            except OSError:
-                data = b""
-            other = ends[side]
-            if data:
-                try:
-                    other.sendall(data)
-                    continue
-                except OSError:
-                    pass
-            with contextlib.suppress(OSError):
-                other.shutdown(socket.SHUT_WR)
-            ends.pop(side, None)
+    with contextlib.suppress(OSError):  # an arena gone already: the program's end is near
+        socket.send_fds(peer, [b"c"], [conn.fileno()])
+    conn.close()
+    peer.close()
 
 
 def _exit_as(status: int | None) -> None:
@@ -293,7 +283,7 @@ def main(args: list[str]) -> None:
     if server is not None:
         assert relay_fd is not None
         peer = socket.socket(fileno=relay_fd)
-        threading.Thread(target=_relay, args=(server, peer), daemon=True).start()
+        threading.Thread(target=_hand_over, args=(server, peer), daemon=True).start()
     # the program has the streams now: holding them open would hide the end of its output
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
