@@ -37,7 +37,6 @@ import contextlib
 import ctypes
 import errno
 import os
-import select
 import shutil
 import signal
 import socket
