@@ -325,17 +325,20 @@ def test_random_match_states_round_trip_through_the_client_view():
                 hand.apply_action(rng.choice(hand.legal_actions()))
 
 
-@settings(max_examples=40)
-@given(st.integers(0, 10**6), st.integers(2, 10))
-def test_the_betting_string_kept_action_by_action_is_the_whole_histories(seed, seats):
-    """``Betting`` reads a growing history action by action: after every action of a random
-    hand its text is ``betting`` of the whole history."""
-    from sparring.poker.acpc import Betting, betting
+@settings(max_examples=60)
+@given(st.integers(0, 10**6), st.integers(2, 10), st.integers(0, 12))
+def test_every_state_of_a_hand_comes_from_one_observation(seed, seats, first):
+    """``match_states`` of a seat's observation at any point of a random hand (its turns, the
+    end) are the ``match_state`` lines of the observations it had after each action so far,
+    from action ``first`` on."""
+    from sparring.poker.acpc import match_states
 
     rng = random.Random(seed)
-    for hand_seed in (seed, seed + 1):
-        kept, hand = Betting(), Holdem(seats).new_state(hand_seed)
-        assert kept.text(hand.observation(0)["history"]) == betting(hand.history)
-        while not hand.is_terminal():
-            hand.apply_action(rng.choice(hand.legal_actions()))
-            assert kept.text(hand.observation(0)["history"]) == betting(hand.history)
+    hand = Holdem(seats).new_state(seed)
+    seat = rng.randrange(seats)
+    seen = [match_state(hand.observation(seat), 7)]
+    while not hand.is_terminal():
+        hand.apply_action(rng.choice(hand.legal_actions()))
+        seen.append(match_state(hand.observation(seat), 7))
+        if hand.current_player() == seat or hand.is_terminal():
+            assert match_states(hand.observation(seat), 7, first) == seen[first:]

@@ -9,10 +9,11 @@ What it is sent and what is made of its answers follow the reference dealer (``d
 
 - first it must send ``VERSION:2.<minor>.<rev>`` (within ``start_s``);
 - it is sent the ``MATCHSTATE`` of its position after every event of a hand (the start, every
-  action, the end: ``observe``), lines ending ``\\r\\n``; hand numbers count the hands this
-  seat has played. The states between two of its turns go out together when the next turn
-  comes (or the hand ends), in one write: the same lines in the same order, without a wake-up
-  of the program per line;
+  action, the end), lines ending ``\\r\\n``; hand numbers count the hands this seat has
+  played. The states between two of its turns go out together when the next turn comes (or
+  the hand ends: ``observe``), in one write: the same lines in the same order, without a
+  wake-up of the program per line. They are worked out from the seat's observation at that
+  moment (``poker.acpc.match_states``: every state is a prefix of its history);
 - on its turn it answers ``<that match state>:<action>`` within ``move_s``. Lines starting
   ``#`` or ``;`` are comments, and a line that repeats another state is ignored, as the
   reference ignores an un-requested response (the clock runs on);
@@ -32,7 +33,7 @@ from typing import Any
 
 from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import AgentFault, Limits, Program
-from sparring.poker.acpc import WORD, Betting, match_state
+from sparring.poker.acpc import WORD, match_states
 
 _VERSION = re.compile(rb"^VERSION:2\.\d+\.\d+\r?$")
 
@@ -48,7 +49,7 @@ class AcpcProgramAgent(ProgramAgent):
         self.sent = ""  # the last match state sent (or queued)
         self._queued: list[bytes] = []  # states not yet written
         self.invalid: list[str] = []  # each invalid action: hand, state and what was sent
-        self._betting = Betting()  # the hand's betting string, read action by action
+        self._next = 0  # the hand's states sent: those after 0 .. _next - 1 actions
 
     def start(self, info: dict[str, Any]) -> None:
         def step() -> None:
@@ -62,21 +63,22 @@ class AcpcProgramAgent(ProgramAgent):
 
         self._guarded(step)
         self.hand_number, self.hands = self.hands, self.hands + 1
-        self.sent, self._queued = "", []
-        self._betting = Betting()
+        self.sent, self._queued, self._next = "", [], 0
         self._game_left = self.limits.game_s
 
     def observe(self, observation: dict[str, Any]) -> None:
-        """Queue the seat's view after an event (each state once); the hand's last one is
-        written at once."""
-        line = match_state(
-            observation, self.hand_number, self._betting.text(observation["history"])
-        )
-        if line != self.sent:
-            self._queued.append(line.encode() + b"\r\n")
-            self.sent = line
-        if observation["to_act"] < 0:  # the hand is over: nobody acts
-            self._flush()
+        """The hand is over (``arena.play`` shows an observer its final view): its last
+        states are written."""
+        self._catch_up(observation)
+        self._flush()
+
+    def _catch_up(self, observation: dict[str, Any]) -> None:
+        """Queue every state of the hand not sent yet, up to ``observation``'s."""
+        lines = match_states(observation, self.hand_number, self._next)
+        if lines:
+            self._queued += [line.encode() + b"\r\n" for line in lines]
+            self._next += len(lines)
+            self.sent = lines[-1]
 
     def _flush(self) -> None:
         def step() -> None:
@@ -88,7 +90,7 @@ class AcpcProgramAgent(ProgramAgent):
         self._guarded(step)
 
     def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
-        self.observe(observation)
+        self._catch_up(observation)
         self._flush()
 
         def step() -> str:
@@ -120,4 +122,4 @@ class AcpcProgramAgent(ProgramAgent):
         return self._guarded(step)
 
     def end(self, returns: Sequence[float]) -> None:
-        """Nothing to send: the hand's last state went out with the last ``observe``."""
+        """Nothing to send: the hand's last state went out with ``observe``."""

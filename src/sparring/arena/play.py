@@ -2,13 +2,13 @@
 
 ``play_game`` asks the seat to act for every decision with ``observation(seat)`` and
 ``legal_actions()``; an agent with an ``observe(observation)`` hook (an ACPC program, which is
-sent every state of a hand) is also shown its seat's observation after the start and after
-every action, the last one included. An answer that is not one of the legal actions (after a
-JSON round trip an action is an int or a str) or any ``AgentFault`` (crash, timeout, memory,
-garbage) ends the game there: the faulty seat forfeits. A forfeit scores as the worst result
-for that seat and an even share of its loss for the others (a team game: its whole team loses;
-zero-sum games keep their sum); a one-player game (Eleusis) records the forfeit with the
-seat's returns as they stood.
+sent every state of a hand) is also shown its seat's observation when the game is over (the
+states between, it works out from the history it is shown). An answer that is not one of the
+legal actions (after a JSON round trip an action is an int or a str) or any ``AgentFault``
+(crash, timeout, memory, garbage) ends the game there: the faulty seat forfeits. A forfeit
+scores as the worst result for that seat and an even share of its loss for the others (a team
+game: its whole team loses; zero-sum games keep their sum); a one-player game (Eleusis) records
+the forfeit with the seat's returns as they stood.
 """
 
 from __future__ import annotations
@@ -101,18 +101,6 @@ def play_game(
         except Exception as exc:  # an in-process agent's bug loses its game, not the contest
             return forfeit(seat, "crash", f"{names[seat]} raised {_line(exc)}")
     observers = [(s, a.observe) for s, a in enumerate(agents) if callable(getattr(a, "observe", 0))]
-
-    def shown() -> tuple[int, AgentFault] | None:
-        """Every observer shown its view; the first fault met, if any."""
-        for seat, observe in observers:
-            try:
-                observe(state.observation(seat))
-            except AgentFault as fault:
-                return seat, fault
-        return None
-
-    if observers and (failed := shown()):
-        return forfeit(failed[0], failed[1].kind, failed[1].detail)
     while not state.is_terminal():
         if len(record.actions) >= max_decisions:
             record.capped = True
@@ -139,8 +127,9 @@ def play_game(
         except IllegalActionError as exc:
             return forfeit(seat, "illegal", f"{names[seat]} played {action!r}: {exc}")
         record.actions.append(action)
-        if observers and (failed := shown()) and not state.is_terminal():
-            return forfeit(failed[0], failed[1].kind, failed[1].detail)  # (after the end: none)
+    for seat, observe in observers:  # the game is over: a fault now loses nothing more
+        with contextlib.suppress(AgentFault):
+            observe(state.observation(seat))
     record.returns = [float(r) for r in state.returns()]
     for agent in agents:
         _end(agent, record.returns)

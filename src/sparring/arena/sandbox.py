@@ -14,7 +14,10 @@ credentials of the arena's own reach it), and with these limits (``Limits``):
 - stderr is kept to its first ``stderr_bytes`` (the rest is counted and dropped);
 - network: with ``network=False`` the program runs in a new, empty network namespace
   (``unshare -n``) where the machine allows one (``network_isolation()`` says whether it
-  does); elsewhere it keeps the machine's network, which the README states.
+  does); elsewhere it keeps the machine's network, which the README states;
+- a core: with ``same_core=True`` the program runs on its referee's core, which the referee
+  holds while it has programs (``runtime.affinity``: referee and program take turns, and on a
+  virtual machine a wake-up on another core costs more than a turn).
 
 With ``relay=True`` (an ACPC program, which connects to its dealer over TCP by itself) the
 program's stdin is empty and its stdout joins the capped stderr log; its keeper listens on
@@ -47,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring.runtime import subreaper
+from sparring.runtime import affinity, subreaper
 
 FAULT_KINDS = ("crash", "timeout", "memory", "garbage", "long_line", "closed", "illegal")
 
@@ -73,6 +76,7 @@ class Limits:
     line_bytes: int = 1 << 16
     stderr_bytes: int = 1 << 16
     network: bool = False
+    same_core: bool = True  # the program runs on its referee's core (runtime.affinity)
 
     def __post_init__(self) -> None:
         for name in ("move_s", "start_s", "cpu_s"):
@@ -157,6 +161,7 @@ class Program:
         self._buffer = bytearray()
         self._stderr: _CappedLog | None = None
         self.isolated = False
+        self.core: int | None = None  # the core shared with the referee, while it runs
 
     # --- life
     def start(self) -> None:
@@ -176,8 +181,14 @@ class Program:
             memory, cpu = self.limits.memory_mb << 20, max(1, int(self.limits.cpu_s))
             if self.relay:
                 self._pair, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            if self.limits.same_core:
+                self.core = affinity.share_core()
             keeper = subreaper.command(
-                self.argv, memory, cpu, relay_fd=None if theirs is None else theirs.fileno()
+                self.argv,
+                memory,
+                cpu,
+                relay_fd=None if theirs is None else theirs.fileno(),
+                core=self.core,
             )
             self.proc = subprocess.Popen(
                 [*prefix, *keeper],
@@ -229,6 +240,9 @@ class Program:
                 except OSError:
                     pass
             self._socket = self._pair = None
+        if self.core is not None:
+            affinity.release()
+            self.core = None
         if self.workdir is not None:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None

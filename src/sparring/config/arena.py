@@ -34,6 +34,7 @@ class LimitsConfig:
     line_bytes: int = 65536
     stderr_bytes: int = 65536
     network: bool = False
+    same_core: bool = True  # a program runs on its referee's core (twice the answers per second)
 
     def limits(self) -> Limits:
         try:

@@ -14,6 +14,7 @@ reference's "reverse blinds" games), and the engine's words map to the protocol'
   (the files shipped in ``data/acpc/``);
 - ``match_state(observation, hand_number)``: the ``MATCHSTATE`` line a seat is sent, from that
   seat's ``game.HoldemHand.observation`` alone (others' cards only after a showdown);
+  ``match_states``: every earlier state of the hand too, from the same observation;
 - ``log_state(hand, hand_number, names)``: the dealer's ``STATE`` line of a finished hand, with
   every seat's value and name (``hand_history``: the same from a seed and its actions);
 - ``parse_match_state`` and ``replay``: a received line back to a ``HoldemHand`` in the engine
@@ -251,28 +252,6 @@ def betting(history: Sequence[Sequence[Sequence[Any]]]) -> str:
     return "/".join(["".join([LETTER[word] for _, word in street]) for street in history])
 
 
-class Betting:
-    """The betting string of one hand (a new ``Betting`` per hand), kept up to date from its
-    ``history``, which only grows: each ``text(history)`` reads only the actions not read
-    before, so a state sent after every action costs O(1) instead of O(actions)."""
-
-    def __init__(self) -> None:
-        self._streets: list[str] = []
-        self._seen = 0  # actions read from the street last read
-
-    def text(self, history: Sequence[Sequence[Sequence[Any]]]) -> str:
-        streets = self._streets
-        for k in range(max(len(streets) - 1, 0), len(history)):
-            street = history[k]
-            if k == len(streets):
-                streets.append("")
-                self._seen = 0
-            if len(street) > self._seen:
-                streets[k] += "".join([LETTER[word] for _, word in street[self._seen :]])
-                self._seen = len(street)
-        return "/".join(streets)
-
-
 def _board_text(board: Sequence[str], street: int) -> str:
     """``/flop/turn/river`` up to ``street`` (nothing preflop)."""
     cut = (0, 3, 4, 5)
@@ -282,11 +261,8 @@ def _board_text(board: Sequence[str], street: int) -> str:
 _STREETS = ("preflop", "flop", "turn", "river")
 
 
-def match_state(
-    observation: dict[str, Any], hand_number: int, betting_text: str | None = None
-) -> str:
-    """The ``MATCHSTATE`` line (no line end) for the seat whose ``observation`` this is
-    (``betting_text``: its betting string when the caller keeps it, ``Betting``)."""
+def match_state(observation: dict[str, Any], hand_number: int) -> str:
+    """The ``MATCHSTATE`` line (no line end) for the seat whose ``observation`` this is."""
     seat, n = observation["seat"], observation["seats"]
     shown = {s: cards for s, cards in observation["showdown"]}
     holes = "|".join(
@@ -295,10 +271,39 @@ def match_state(
     )
     street = _STREETS.index(observation["street"])
     return (
-        f"MATCHSTATE:{seat}:{hand_number}:"
-        f"{betting(observation['history']) if betting_text is None else betting_text}:"
+        f"MATCHSTATE:{seat}:{hand_number}:{betting(observation['history'])}:"
         f"{holes}{_board_text(observation['board'], street)}"
     )
+
+
+def match_states(observation: dict[str, Any], hand_number: int, first: int = 0) -> list[str]:
+    """The ``MATCHSTATE`` lines of the hand so far after ``first``, ``first + 1``, ... actions,
+    up to ``observation``'s own (all of its actions), worked out from ``observation`` alone: a
+    state's betting is a prefix of the history, its board the cards of that prefix's street,
+    and only the last state can show a showdown. Equal to ``match_state`` of the observation
+    the seat had after each of those actions (a test checks it), at the cost of one line each,
+    not one observation each."""
+    seat, n, history = observation["seat"], observation["seats"], observation["history"]
+    own = "".join(observation["hole"])
+    hidden = "|".join(own if p == seat else "" for p in range(n))
+    prefix = f"MATCHSTATE:{seat}:{hand_number}:"
+    total = sum(len(street) for street in history)
+    lines: list[str] = []
+    done, letters = 0, list[str]()  # actions of the streets before the current one; letters
+    for k, street in enumerate(history):
+        streets = "/".join(letters)
+        board = _board_text(observation["board"], k)
+        cut = f"{streets}/" if k else ""
+        for j in range(len(street) + (k == len(history) - 1)):
+            t = done + j
+            if first <= t < total:  # the state after t actions: action t + 1 is in street k
+                moves = "".join([LETTER[word] for _, word in street[:j]])
+                lines.append(f"{prefix}{cut}{moves}:{hidden}{board}")
+        letters.append("".join([LETTER[word] for _, word in street]))
+        done += len(street)
+    if first <= total:
+        lines.append(match_state(observation, hand_number))
+    return lines
 
 
 def format_value(value: float) -> str:

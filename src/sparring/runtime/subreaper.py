@@ -28,7 +28,7 @@ as a script by the same Python with only the standard library (``python -I -S``,
   its dealer and, in an empty namespace, nothing else.
 
     python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] [--starter PID] [--relay FD]
-        -- program ...
+        [--affinity CORE] -- program ...
 """
 
 from __future__ import annotations
@@ -58,10 +58,12 @@ def command(
     memory_bytes: int | None = None,
     cpu_s: int | None = None,
     relay_fd: int | None = None,
+    core: int | None = None,
 ) -> list[str]:
     """The command line that runs ``argv`` under a keeper (with an address-space limit of
     ``memory_bytes`` and a CPU-time limit of ``cpu_s`` seconds on the program, when given;
-    ``relay_fd``: relay a TCP connection of the program's to that inherited socket)."""
+    ``relay_fd``: hand a TCP connection of the program's over that inherited socket;
+    ``core``: the program runs on that core only, ``runtime.affinity``)."""
     keeper = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--starter", str(os.getpid())]
     if memory_bytes is not None:
         keeper += ["--memory", str(memory_bytes)]
@@ -69,6 +71,8 @@ def command(
         keeper += ["--cpu", str(cpu_s)]
     if relay_fd is not None:
         keeper += ["--relay", str(relay_fd)]
+    if core is not None:
+        keeper += ["--affinity", str(core)]
     return [*keeper, "--", *argv]
 
 
@@ -260,6 +264,9 @@ def main(args: list[str]) -> None:
             starter = int(value)
         elif option == "--relay":
             relay_fd = int(value)
+        elif option == "--affinity":  # before the program exists: it inherits the core
+            with contextlib.suppress(OSError):
+                os.sched_setaffinity(0, {int(value)})
         else:
             sys.exit(f"subreaper: unknown option {option}")
     argv = args[1:]
