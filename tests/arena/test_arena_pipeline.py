@@ -100,6 +100,28 @@ def test_an_sprt_on_a_large_edge_accepts_h1_early(pipeline_config, tmp_path):
     assert test.decide(scores) == (done["decision"], units)  # the units in order decide
 
 
+def test_an_sprt_accepts_a_champion_over_the_calling_station_before_a_fixed_test_would(
+    pipeline_config, tmp_path
+):
+    """A known large edge in poker (the tight-aggressive table against the calling station):
+    H1, in fewer units than the fixed-size test at the same error rates and the same units'
+    variance needs."""
+    job = pipeline_config(
+        "arena", "game=poker", "kind=sprt", "agent=poker@tight_aggressive",
+        "field=[poker@calling_station]", "sprt.elo1=50", "sprt.max_units=2000", "units=50",
+        "block=25", f"output_dir={tmp_path}",
+    )  # fmt: skip
+    done = arena.run(job)
+    units = done["metrics"]["sprt_units"]
+    scores = arena.pair_scores(
+        [json.loads(p.read_text())["result"] for p in tmp_path.rglob("blocks/*.json")],
+        "poker@tight_aggressive",
+        "poker@calling_station",
+    )
+    assert done["decision"] == "H1"
+    assert units < job.sprt.test().fixed_units(float(scores[:units].var(ddof=1)))  # 41 < 68
+
+
 def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(pipeline_config, tmp_path):
     slow = tmp_path / "slow_bot.py"  # the example bot, a little slower (the kill lands mid-way)
     slow.write_text(
