@@ -167,3 +167,43 @@ def test_bad_sprt_settings_are_one_line():
         "retrain", "retrain.sprt.alpha=0.5"
     )
     assert "retrain.sprt.look=0 is not allowed" in config_error("retrain", "retrain.sprt.look=0")
+
+
+def test_a_named_challenger_is_tested_instead_of_an_evolved_one(
+    ray_session, pipeline_config, tmp_path
+):
+    """``retrain.challenger=<spec>``: the tight-aggressive baseline replaces a calling-station
+    champion (registered as it is, nothing evolved); the champion named by its own alias is
+    kept; an agent the registry cannot hold is one line naming what is allowed."""
+
+    def cfg(rid, challenger):
+        return pipeline_config(
+            "retrain",
+            *TINY,
+            "registry.model_name=named-challenger",
+            f"retrain.id={rid}",
+            f"retrain.challenger={challenger}",
+            f"deals.root={tmp_path / 'deals'}",
+            f"retrain.checkpoint_root={tmp_path / 'ck'}",
+            f"league.cache_dir={tmp_path / 'league'}",
+        )
+
+    weak = cfg("day-1", "poker@tight_aggressive")
+    registered(weak, calling_station(), "named-challenger")
+    out = retrain(weak)
+    assert out["decision"] == "promoted" and out["low"] > 0
+    client = MlflowClient(weak.tracking.uri)
+    chromosome, info, version = load_registered(client, "named-challenger")
+    assert np.array_equal(chromosome, tight_aggressive()) and version == out["new_version"]
+    assert info["challenger"] == "poker@tight_aggressive"
+    runs = client.search_runs([client.get_experiment_by_name("retrain").experiment_id])
+    assert len(runs) == 1  # the retrain run alone: no nested evolve
+    same = retrain(cfg("day-2", "champion@champion"))
+    assert same["decision"] == "kept" and same["edge"] == 0.0
+    from tests.configs import config_error
+
+    assert config_error("retrain", "retrain.challenger=random") == (
+        "retrain.challenger=random is not allowed: expected a chromosome the registry can hold: "
+        "champion@<alias|version> or poker@<baseline> (other agents are rated in the league: "
+        "league.agents)"
+    )

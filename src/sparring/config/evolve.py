@@ -253,11 +253,21 @@ class RetrainSection:
     confidence: float = 0.95  # promote when the edge has this lower bound > 0
     test: PromotionTest = PromotionTest.fixed  # or sprt: stop as soon as the SPRT decides
     sprt: PromotionSPRT = field(default_factory=PromotionSPRT)
+    challenger: str | None = None  # an agent spec to challenge with instead of evolving one
     checkpoint_root: str = "data/checkpoints/retrain"
 
     def __post_init__(self) -> None:
         if self.id is not None:  # it names checkpoints, claims, tags and filters
             self.id = checks.name("id", str(self.id))
+        if self.challenger is not None:
+            spec = parse(str(self.challenger), "challenger")
+            if spec.kind != "champion" and not spec.text.startswith("poker@"):
+                raise ConfigError(
+                    "challenger",
+                    self.challenger,
+                    "a chromosome the registry can hold: champion@<alias|version> or "
+                    "poker@<baseline> (other agents are rated in the league: league.agents)",
+                )
         checks.probability("seed_fraction", self.seed_fraction)
         checks.number("confidence", self.confidence, 0.5, 0.9999)
         self.test = checks.choice("test", self.test, PromotionTest)

@@ -3,7 +3,9 @@
 1. Load the version the registry alias (``champion``) points at.
 2. Evolve on fresh training deals (their seed comes from the retrain id) with part of the first
    population seeded from the champion (``pipelines.evolve.run``); that evolve run is nested under
-   the retrain run in the ``retrain`` experiment.
+   the retrain run in the ``retrain`` experiment. With ``retrain.challenger`` (an agent spec
+   that is a chromosome: ``champion@<alias|version>``, ``poker@<baseline>``) that one
+   challenges instead, and nothing is evolved.
 3. Play challenger and champion on the same held-out deals against every baseline table; the
    per-deal differences give the challenger's edge in bb/100 and its confidence interval
    (``ga.promotion``). With ``retrain.test=sprt`` the deals are played ``retrain.sprt.look`` at
@@ -32,6 +34,7 @@ from mlflow.entities import Run
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
+from sparring.arena.agents import parse
 from sparring.champions.claims import acquire, claim_key
 from sparring.champions.decisions import (
     EXPERIMENT,
@@ -44,10 +47,16 @@ from sparring.champions.decisions import (
 )
 from sparring.champions.league import rate_league, tag_versions
 from sparring.champions.notify import NOTIFY_URL_ENV, post_json
-from sparring.champions.registry import load_registered, log_champion, register
+from sparring.champions.registry import (
+    load_registered,
+    log_champion,
+    register,
+    resolve_champion,
+)
 from sparring.config.evolve import PromotionTest, RetrainConfig
 from sparring.ga.promotion import Promotion, Sequential, decide, paired_edges
 from sparring.pipelines import evolve
+from sparring.poker.bots import baseline
 from sparring.poker.deals import DealSet
 from sparring.reporting.console import console
 from sparring.runtime.config import config_hash
@@ -145,8 +154,12 @@ def _challenge(
 ) -> dict[str, Any]:
     """Steps 2-4 inside the claimed retrain run, against the champion ``found`` in step 1."""
     champion, info, version = found
-    out = _evolve_challenger(job, session, champion, retrain_id, experiment)
-    challenger = out["state"].champion
+    if job.retrain.challenger:
+        challenger = _named_challenger(job)
+        fitness = None
+    else:
+        out = _evolve_challenger(job, session, champion, retrain_id, experiment)
+        challenger, fitness = out["state"].champion, out["state"].champion_fitness
     held_settings = job.deal_set("heldout")
     _, held = open_deal_set(session.run, held_settings, session.locate(job.deals.root), "heldout")
     if job.retrain.test is PromotionTest.sprt:
@@ -158,7 +171,7 @@ def _challenge(
     metrics = promotion.metrics()
     session.log_metrics(metrics)
     new_version = (
-        _promote(session, job, challenger, info, out, retrain_id, version)
+        _promote(session, job, challenger, info, fitness, retrain_id, version)
         if promotion.promote
         else None
     )
@@ -233,7 +246,7 @@ def _promote(
     job: RetrainConfig,
     challenger: np.ndarray,
     info: dict[str, Any],
-    out: dict[str, Any],
+    fitness: float | None,
     retrain_id: str,
     version: str,
 ) -> str:
@@ -242,9 +255,10 @@ def _promote(
     mlrun = session.run
     described = {
         **info,
-        "fitness": out["state"].champion_fitness,
+        "fitness": fitness,
         "retrain_id": retrain_id,
         "previous_version": version,
+        **({"challenger": job.retrain.challenger} if job.retrain.challenger else {}),
     }
     mlrun.outbox.close()  # what the run kept is recorded before the registry points at it
     log_champion(mlrun.client, mlrun.run_id, challenger, described)
@@ -252,6 +266,21 @@ def _promote(
     return register(
         mlrun.client, job.registry.model_name, mlrun.run_id, job.registry.champion_alias
     )
+
+
+def _named_challenger(job: RetrainConfig) -> np.ndarray:
+    """Step 2 with ``retrain.challenger``: the chromosome that spec names (a registered
+    version or alias, or a baseline), instead of an evolved one."""
+    spec = parse(str(job.retrain.challenger), "retrain.challenger")
+    if spec.kind == "champion":
+        named = resolve_champion(
+            job.tracking.uri, job.registry.model_name, spec, "retrain.challenger"
+        )
+        genes = np.asarray(named["genes"], dtype=np.int8)
+    else:
+        genes = baseline(spec.text.removeprefix("poker@"))
+    console.print(f"challenger: {spec.text} (not evolved)")
+    return genes
 
 
 def _evolve_challenger(
