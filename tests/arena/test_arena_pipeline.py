@@ -66,6 +66,38 @@ def test_the_same_seed_gives_the_same_games_for_any_cut_into_tasks(pipeline_conf
     assert all(len(o) == 1 for o in openings.values())
     assert len({o.pop() for o in openings.values()}) == 4  # and a new one for every unit
     assert all(len(g["opening"]) == 2 for g in a)  # FlagBots: 2 random plies
+    records_are_the_games(one["run_id"], pipeline_config("arena").tracking.uri, tmp_path)
+
+
+def records_are_the_games(run_id: str, uri: str, tmp_path: Path) -> None:
+    """``games.txt`` replays ``games.jsonl``: one record per game, its start after the
+    opening, one line per decision whose move (in the engine's notation) reads back as the
+    recorded action, and the returns."""
+    from sparring.flagbots.game import Position
+    from sparring.game_api import get
+
+    client = MlflowClient(uri)
+    rows = [json.loads(line) for line in Path(
+        client.download_artifacts(run_id, "games.jsonl", str(tmp_path))).read_text().splitlines()]  # fmt: skip
+    text = Path(client.download_artifacts(run_id, "games.txt", str(tmp_path))).read_text()
+    records = text.split("\n\n")
+    assert len(records) == len(rows)
+    for number, (row, record) in enumerate(zip(rows, records, strict=True)):
+        lines = record.strip().splitlines()
+        assert lines[0] == f"game {number}: unit {row['unit']}, seed {row['seed']}, flagbots"
+        state = get("flagbots").new_state(row["seed"])
+        for action in row["opening"]:
+            state.apply_action(action)
+        assert lines[1].startswith(f"  start {state.to_text()} (after ")
+        moves = lines[2:-1]
+        assert len(moves) == len(row["actions"]) == row["decisions"]
+        for ply, (line, action) in enumerate(zip(moves, row["actions"], strict=True), 1):
+            seat = state.current_player()
+            head, _, move = line.partition("): ")
+            assert head.startswith(f"  {ply}. seat {seat} (")
+            assert Position.from_text(state.to_text()).parse_move(move) == action
+            state.apply_action(action)
+        assert lines[-1] == f"  end: returns {[int(r) for r in row['returns']]}"
 
 
 def test_a_damaged_block_is_played_again_and_said(pipeline_config, tmp_path, capsys):

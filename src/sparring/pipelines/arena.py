@@ -10,7 +10,9 @@ on the units in order, so it does not depend on how many blocks ran at once) or
 Recorded: one MLflow run with the entrants and their digests as params, per pair the score,
 its Elo and 95% interval, forfeits; Bradley–Terry ratings with intervals (the league's); the
 games as ``games.jsonl`` (every action, every forfeit and its reason), in poker also as
-``hands.log`` (the ACPC reference dealer's ``STATE:`` lines); an SPRT's LLR path as
+``hands.log`` (the ACPC reference dealer's ``STATE:`` lines), in the other games as
+``games.txt`` (a readable record: FlagBots moves in the engine's notation, Mus and Eleusis
+decisions by seat, ``arena.records``); an SPRT's LLR path as
 ``sprt.png``.
 """
 
@@ -31,7 +33,9 @@ from sparring.arena.contest import (
     pair_scores,
     play_block,
     score_interval,
+    table,
 )
+from sparring.arena.records import games_text
 from sparring.champions.registry import resolve_champion
 from sparring.config.arena import ArenaConfig, Kind
 from sparring.ga.league import rate
@@ -237,6 +241,9 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         )
         if job.game == "poker":
             session.run.log_text(_hand_histories(job, results), "hands.log")
+        else:  # FlagBots moves in the engine's notation, Mus and Eleusis decisions by seat
+            played = table(job.game, job.seats or 0)
+            session.run.log_text(games_text(played, _game_log(results), _short), "games.txt")
     return session.results(metrics, pairs=rows, decision=decision, contest=contest)
 
 
@@ -301,7 +308,7 @@ def _game_log(results: list[dict]):
         for u in r["units"]:
             for g in u["games"]:
                 roles = {"A": r["block"]["a"], "B": r["block"]["b"]}
-                yield {"unit": u["unit"], "seed": u["seed"],
+                yield {"unit": u["unit"], "seed": u["seed"], "opening": u["opening"],
                        "seats": [roles[who] for who in g["seating"]], **g}  # fmt: skip
 
 
