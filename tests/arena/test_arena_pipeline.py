@@ -77,8 +77,8 @@ def records_are_the_games(run_id: str, uri: str, tmp_path: Path) -> None:
     from sparring.game_api import get
 
     client = MlflowClient(uri)
-    rows = [json.loads(line) for line in Path(
-        client.download_artifacts(run_id, "games.jsonl", str(tmp_path))).read_text().splitlines()]  # fmt: skip
+    jsonl = Path(client.download_artifacts(run_id, "games.jsonl", str(tmp_path))).read_text()
+    rows = [json.loads(line) for line in jsonl.splitlines()]
     text = Path(client.download_artifacts(run_id, "games.txt", str(tmp_path))).read_text()
     records = text.split("\n\n")
     assert len(records) == len(rows)
