@@ -168,3 +168,30 @@ def test_the_old_search_group_is_refused_naming_the_new_one(command, args, line,
     assert out.returncode == 2, out.stderr[-2000:]
     assert out.stderr.strip().splitlines() == [line], out.stderr[-2000:]
     assert not any(tmp_path.iterdir())  # no Ray session dir, no outputs, no MLflow store
+
+
+def test_an_acpc_client_pointed_at_a_port_another_program_took_is_one_line(capsys):
+    """Not a dealer at the address (here a web server's answer): one line naming what it
+    sent, exit 2, before any hand."""
+    import threading
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(1)
+
+        def answer() -> None:
+            conn, _ = server.accept()
+            with conn:
+                conn.recv(100)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+
+        threading.Thread(target=answer, daemon=True).start()
+        port = server.getsockname()[1]
+        status, err = run_in_process(
+            ["poker", "acpc-client", "--game", GAME2, "127.0.0.1", str(port)], capsys
+        )
+    assert status == 2
+    assert err.strip().splitlines() == [
+        f"sparring poker: error: 127.0.0.1:{port} is not an ACPC dealer: it sent "
+        "'HTTP/1.1 400 Bad Request', not a match state"
+    ]

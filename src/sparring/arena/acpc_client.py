@@ -24,6 +24,11 @@ class ProtocolError(Exception):
     """The dealer sent something this client cannot take; one line."""
 
 
+class NotADealer(ProtocolError):
+    """The first line from the address is no match state: whatever listens there (a port
+    another program has taken) is not an ACPC dealer."""
+
+
 @dataclass
 class ClientSession:
     """The protocol state of one client: ``agent`` at a ``seats``-seat table."""
@@ -43,6 +48,8 @@ class ClientSession:
             state = parse_match_state(line, self.seats)
             hand = replay(state)
         except AcpcError as exc:
+            if self._hand is None:  # nothing it sent so far was a match state
+                raise NotADealer(f"it sent {line[:60]!r}, not a match state") from None
             raise ProtocolError(str(exc)) from None
         if state.hand_number != self._hand:
             self._finish([0.0] * self.seats)  # a hand cut short: the agent still hears its end

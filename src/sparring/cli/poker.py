@@ -64,7 +64,9 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         description="Connect an agent to an ACPC dealer (protocol 2.0.0) and play every hand "
         "it is sent until it closes the connection. Only Sparring's fixed-limit hold'em is "
         "played: --game must describe it (the files in src/sparring/poker/data/acpc/ do). "
-        "Exit 0 at the end of the match; a protocol error is one line and exit 1.",
+        "Exit 0 at the end of the match; a protocol error is one line and exit 1; bad input "
+        "(a game file that is not Sparring's game, an agent that does not play poker, an "
+        "address where no dealer answers or another program listens) one line and exit 2.",
     )
     ac.add_argument("host", help="the dealer's host (e.g. 127.0.0.1)")
     ac.add_argument("port", type=integer(1, 65535), help="the dealer's port for this seat")
@@ -175,7 +177,7 @@ def acpc_client(args: argparse.Namespace) -> int:
     """Play ``--agent`` in the ACPC match at host:port; a summary line at the end."""
     import sys
 
-    from sparring.arena.acpc_client import ProtocolError, play
+    from sparring.arena.acpc_client import NotADealer, ProtocolError, play
     from sparring.arena.agents import make, parse
     from sparring.arena.sandbox import Limits
     from sparring.poker.acpc import AcpcError, load_gamedef
@@ -198,6 +200,8 @@ def acpc_client(args: argparse.Namespace) -> int:
     agent = make(spec, Limits(), resolved=resolved)
     try:
         session = play(agent, gamedef.num_players, args.host, args.port, args.timeout)
+    except NotADealer as exc:  # a port another program has taken: the address is wrong
+        raise UsageError(f"{args.host}:{args.port} is not an ACPC dealer: {exc}") from None
     except ProtocolError as exc:
         print(f"error: protocol: {exc}", file=sys.stderr)
         return 1
