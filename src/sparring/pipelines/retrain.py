@@ -219,7 +219,8 @@ def _sequential(
         f"(alpha {section.alpha:g}, beta {section.beta:g}): "
         + ("no verdict" if verdict == "none" else f"{verdict} accepted")
         + f" after {used} of {len(held)} held-out deals, LLR {llr:+.2f}; a fixed-size test at "
-        f"the same error rates needs {fixed} deals"
+        f"the same error rates needs {fixed} deals",
+        soft_wrap=True,
     )
     return decide(played, job.retrain.confidence, sequential)
 
@@ -349,7 +350,9 @@ def _print_decision(
                 f"{p.low:+.2f}",
                 f"{p.high:+.2f}",
                 p.deals,
-                p.decision + (f" (v{new_version})" if new_version else ""),
+                p.decision
+                + (f" (v{new_version})" if new_version else "")
+                + (f", SPRT {p.sequential.verdict}" if p.sequential else ""),
             ]
         ],
     )
