@@ -170,9 +170,17 @@ def test_the_old_search_group_is_refused_naming_the_new_one(command, args, line,
     assert not any(tmp_path.iterdir())  # no Ray session dir, no outputs, no MLflow store
 
 
-def test_an_acpc_client_pointed_at_a_port_another_program_took_is_one_line(capsys):
-    """Not a dealer at the address (here a web server's answer): one line naming what it
-    sent, exit 2, before any hand."""
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (b"HTTP/1.1 400 Bad Request\r\n\r\n",
+         "it sent 'HTTP/1.1 400 Bad Request', not a match state"),
+        (b"", "it closed the connection without sending a match state"),
+    ],
+)  # fmt: skip
+def test_an_acpc_client_pointed_at_a_port_another_program_took_is_one_line(reply, said, capsys):
+    """Not a dealer at the address (a web server's answer, or a listener that closes at
+    once): one line naming what it did, exit 2, before any hand."""
     import threading
 
     with socket.socket() as server:
@@ -183,7 +191,7 @@ def test_an_acpc_client_pointed_at_a_port_another_program_took_is_one_line(capsy
             conn, _ = server.accept()
             with conn:
                 conn.recv(100)
-                conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+                conn.sendall(reply)
 
         threading.Thread(target=answer, daemon=True).start()
         port = server.getsockname()[1]
@@ -192,6 +200,5 @@ def test_an_acpc_client_pointed_at_a_port_another_program_took_is_one_line(capsy
         )
     assert status == 2
     assert err.strip().splitlines() == [
-        f"sparring poker: error: 127.0.0.1:{port} is not an ACPC dealer: it sent "
-        "'HTTP/1.1 400 Bad Request', not a match state"
+        f"sparring poker: error: 127.0.0.1:{port} is not an ACPC dealer: {said}"
     ]

@@ -10,7 +10,8 @@ that are not its question):
 - ``folder``: ``f`` always (a fold with nothing to call is an invalid action: played as call);
 - ``junk``: ``x`` (no action at all), and a comment line before each answer;
 - ``hang``: answers the first state, then never again;
-- ``exit``: exits at once; ``badversion``: sends ``HELLO`` instead of the version;
+- ``exit``: exits at once; ``connect_exit``: connects, then exits at once (status 4);
+  ``badversion``: sends ``HELLO`` instead of the version;
 - ``probe:<port>``: tries 127.0.0.1:<port> outside (prints what happened to stderr), then calls.
 """
 
@@ -22,6 +23,8 @@ mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if mode == "exit":
     sys.exit(3)
 conn = socket.create_connection((host, port))
+if mode == "connect_exit":
+    sys.exit(4)
 conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 if mode.startswith("probe:"):
     try:

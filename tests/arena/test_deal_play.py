@@ -54,9 +54,12 @@ def test_chromosomes_on_both_sides_play_the_reference_engines_hands(seats):
 
 
 class Crasher:
-    """Raises on its first decision of every hand."""
+    """Raises on its first decision of every hand; counts the hands it was asked to play."""
+
+    asked = 0
 
     def act(self, observation, legal):
+        Crasher.asked += 1
         raise RuntimeError("no")
 
 
@@ -66,6 +69,9 @@ class Caller:
 
 
 def test_an_agent_that_fails_pays_the_most_a_hand_costs_and_is_counted():
+    """Every hand of a crasher's is a forfeit at the most a hand costs; after three in a row
+    it is withdrawn, its remaining hands forfeited without being played."""
+    Crasher.asked = 0
     seats = 3
     deals, _ = generate_deals(0, 4, n_seats=seats, equity_trials=100, seed=1)
     crasher = agent_side("crasher", Crasher, seats)
@@ -76,5 +82,7 @@ def test_an_agent_that_fails_pays_the_most_a_hand_costs_and_is_counted():
     assert faults.count["crasher"] == 2 * seats * len(deals)
     assert "caller" not in faults.count
     assert faults.first["crasher"].startswith("crash: ")
+    assert faults.first["crasher"].endswith("; withdrawn after 3 in a row")
+    assert faults.withdrawn == {"crasher"} and Crasher.asked == 3  # then never asked again
     assert np.allclose(out[:, 0], bb_per_100(-MAX_HAND_LOSS * seats, seats))
     assert np.allclose(out[:, 1], bb_per_100(MAX_HAND_LOSS / (seats - 1) * seats, seats))

@@ -106,3 +106,19 @@ def test_the_mean_sprt_keeps_its_error_rates_on_normal_outcomes():
         assert np.mean([u for _, u in decisions]) < 0.7 * fixed
     assert test.decide(np.zeros(40)) == ("H0", 30)  # no spread and no edge: H0, at min_units
     assert test.decide(np.full(40, 5.0)) == ("H1", 30)
+
+
+def test_outcomes_without_spread_are_certain_and_logged_finite():
+    """Every deal alike: the mean is known exactly, so the LLR is infinite (printed as such)
+    at min_units; the logged metric stays finite; a NaN outcome is refused."""
+    from sparring.arena.sprt import MeanSPRT
+    from sparring.ga.promotion import Sequential, decide
+
+    test = MeanSPRT(mean0=0.0, mean1=2.0)
+    path = test.llr_path(np.zeros(40))
+    assert path[29] == -np.inf and (path[:29] == 0).all()
+    edges = np.zeros(30)
+    promotion = decide(edges, 0.95, Sequential("H0", float(path[29]), 0, 40))
+    assert promotion.metrics()["sprt_llr"] == -1e6 and not promotion.promote
+    with pytest.raises(ValueError, match="finite"):
+        test.decide(np.array([1.0, np.nan, 2.0]))

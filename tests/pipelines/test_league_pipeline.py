@@ -91,7 +91,9 @@ def test_agent_specs_enter_the_league(ray_session, pipeline_config, tmp_path, ca
     league = out["league"]
     names = ["v1", "calling_station", "champion@champion", "poker@tight_aggressive", bot, crasher]
     assert league.entrants == names
-    m = {name: out["metrics"][metric_name("rating", name)] for name in names}
+    keys = ["v1", "calling_station", "champion@champion", "poker@tight_aggressive",
+            "random_bot.py", "py_tests.pipelines.test_league_pipeline_Crasher"]  # fmt: skip
+    m = {n: out["metrics"][metric_name("rating", k)] for n, k in zip(names, keys, strict=True)}
     for same in ("champion@champion", "poker@tight_aggressive"):
         assert abs(m[same] - m["v1"]) < 1e-6
     edges = league.edges  # (i, j): i's edge over j, its 95% interval
@@ -104,9 +106,10 @@ def test_agent_specs_enter_the_league(ray_session, pipeline_config, tmp_path, ca
     assert recorded["rating/py_tests.pipelines.test_league_pipeline_Crasher"] == m[crasher]
     said = capsys.readouterr().out
     assert said.count(f"league: {crasher} forfeited") == 5  # one line per pair
-    assert "(first: crash: " in said
-    again = run(cfg)
-    assert (again["league"].played, again["league"].cached) == (0, 15)
+    assert "(first: crash: " in said and "withdrawn after 3 in a row" in said
+    again = run(cfg)  # a pair with forfeits is not kept: played again, said again
+    assert (again["league"].played, again["league"].cached) == (5, 10)
+    assert capsys.readouterr().out.count(f"league: {crasher} forfeited") == 5
 
 
 def test_a_league_without_entrants_or_with_an_unknown_baseline_is_refused():

@@ -55,6 +55,12 @@ def holder(tmp: Path) -> tuple[subprocess.Popen[str], int | None]:
     return proc, None if line == "None" else int(line)
 
 
+@pytest.fixture(autouse=True)
+def own_locks(tmp_path, monkeypatch):
+    """This test's own lock directory: no other referee on the machine holds its cores."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+
 def test_a_program_runs_on_its_referees_core_which_comes_back_after_it():
     before = allowed(0)
     programs = [Program(["sleep", "30"], Limits()) for _ in range(2)]
@@ -82,8 +88,7 @@ def test_a_program_runs_on_its_referees_core_which_comes_back_after_it():
         unpinned.close()
 
 
-def test_referees_take_a_core_each_and_a_killed_one_frees_its_core(tmp_path, monkeypatch):
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # locks of this test's own
+def test_referees_take_a_core_each_and_a_killed_one_frees_its_core(tmp_path):
     holders = []
     try:
         cores = []
@@ -101,3 +106,47 @@ def test_referees_take_a_core_each_and_a_killed_one_frees_its_core(tmp_path, mon
         for proc in holders:
             proc.kill()
             proc.wait()
+
+
+def test_two_threads_of_one_process_take_two_cores_and_each_gets_its_own_back():
+    """Each thread's pin is its own: a second referee thread takes another core, and each
+    release restores that thread's cores, whichever order they come in."""
+    import threading
+
+    before = allowed(0)
+    got: dict[str, object] = {}
+    ready, done = threading.Event(), threading.Event()
+
+    def second() -> None:
+        got["core"] = affinity.share_core()
+        got["pinned"] = allowed(threading.get_native_id())
+        ready.set()
+        done.wait(10)
+        affinity.release()
+        got["after"] = allowed(threading.get_native_id())
+
+    mine = affinity.share_core()
+    thread = threading.Thread(target=second)
+    thread.start()
+    assert ready.wait(10)
+    assert mine is not None and got["core"] not in (None, mine)
+    assert got["pinned"] == {got["core"]} and allowed(0) == {mine}
+    affinity.release()  # this thread first: the other keeps its core
+    assert allowed(0) == before
+    done.set()
+    thread.join(10)
+    assert got["after"] == {mine}  # as it was made: on its maker's core
+
+
+def test_a_lock_directory_that_cannot_be_made_runs_unpinned(tmp_path, monkeypatch):
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    monkeypatch.setattr(affinity, "lock_dir", lambda: blocked / "cores")  # under a file
+    before = allowed(0)
+    assert affinity.share_core() is None and allowed(0) == before
+    program = Program(["sleep", "30"], Limits())
+    program.start()  # a speed-up, never a reason to fail
+    try:
+        assert program.core is None and program.pid is not None
+    finally:
+        program.close()

@@ -48,7 +48,7 @@ class ClientSession:
             state = parse_match_state(line, self.seats)
             hand = replay(state)
         except AcpcError as exc:
-            if self._hand is None:  # nothing it sent so far was a match state
+            if self._hand is None and not line.startswith("MATCHSTATE:"):  # no dealer there
                 raise NotADealer(f"it sent {line[:60]!r}, not a match state") from None
             raise ProtocolError(str(exc)) from None
         if state.hand_number != self._hand:
@@ -114,5 +114,7 @@ def play(agent: Any, seats: int, host: str, port: int, timeout_s: float = 600.0)
                     conn.sendall("".join(a + "\r\n" for a in answers).encode())
                 except (BrokenPipeError, ConnectionResetError):
                     break
+    if session._hand is None:  # closed before any state: whatever listens is no dealer
+        raise NotADealer("it closed the connection without sending a match state")
     session._finish([0.0] * seats)
     return session

@@ -168,6 +168,28 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
     raise ConfigError(key, text, f"an agent spec: one of {ALLOWED}")
 
 
+def short_name(spec: str) -> str:
+    """A spec as a metric name or a log's player name: a program's file name, else the spec
+    (``:`` as ``_``)."""
+    if spec.startswith(("cmd:", "acpc:")):
+        kind, _, line = spec.partition(":")
+        parts = line.split()
+        return parts[-1].rsplit("/", 1)[-1] if parts else kind
+    return spec.replace(":", "_")
+
+
+def short_names(specs: Sequence[str]) -> list[str]:
+    """``short_name`` of each spec, made unique where two would be the same (``#2``, ...)."""
+    out: list[str] = []
+    for spec in specs:
+        name, k = short_name(spec), 1
+        while name in out:
+            k += 1
+            name = f"{short_name(spec)}#{k}"
+        out.append(name)
+    return out
+
+
 def mus_rates(text: str, key: str = "agent") -> dict[str, Any]:
     """The ``Profile`` fields of a ``mus@`` spec (``mus@default``: none), checked."""
     from sparring.mus.players import Profile

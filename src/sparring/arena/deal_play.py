@@ -16,7 +16,8 @@ the engine's rotations ``poker.table.seating(n, a * n)``, ``a = 0 .. n - 1`` (``
 
 A fault (a program that crashes, hangs, answers garbage or an illegal action) costs the faulty
 seat the most a fixed-limit hand can cost (``MAX_HAND_LOSS``), shared out to the others: no
-agent gains by failing. Faults are counted per side and returned with the results.
+agent gains by failing. Faults are counted per side and returned with the results; a side that
+faults ``withdraw_after`` hands in a row forfeits the rest of the pair without playing them.
 """
 
 from __future__ import annotations
@@ -88,14 +89,27 @@ def agent_side(name: str, make: Callable[[], Any], seats: int) -> Side:
 
 @dataclass
 class Faults:
-    """Hands a side's agents forfeited, and the first reason."""
+    """Hands a side's agents forfeited, the first reason, and the sides withdrawn: a side
+    that faults ``withdraw_after`` hands in a row forfeits the rest of the pair unplayed (a
+    bot that cannot start would otherwise cost its start limit on every hand)."""
 
+    withdraw_after: int = 3
     count: dict[str, int] = field(default_factory=dict)
     first: dict[str, str] = field(default_factory=dict)
+    in_a_row: dict[str, int] = field(default_factory=dict)
+    withdrawn: set[str] = field(default_factory=set)
 
     def add(self, side: str, reason: str) -> None:
         self.count[side] = self.count.get(side, 0) + 1
         self.first.setdefault(side, reason)
+        self.in_a_row[side] = self.in_a_row.get(side, 0) + 1
+        if self.in_a_row[side] >= self.withdraw_after and side not in self.withdrawn:
+            self.withdrawn.add(side)
+            self.first[side] += f"; withdrawn after {self.withdraw_after} in a row"
+
+    def played(self, *sides: str) -> None:
+        for side in sides:
+            self.in_a_row[side] = 0
 
 
 class _Dealt(Holdem):
@@ -130,6 +144,12 @@ def play_seating(
     players = [lone, *table]
     chips = 0.0
     for a in range(n):
+        gone = [side for side in names if side in faults.withdrawn]
+        if gone:  # not played: the lone seat (a), or the table's next seat, forfeits
+            seat = a if gone[0] == names[0] else (a + 1) % n
+            faults.count[gone[0]] += 1
+            chips += forfeit_returns(n, seat, worst=-MAX_HAND_LOSS)[a]
+            continue
         seated = [players[(s - a) % n] for s in range(n)]
         record = play_game(game, seated, seed * n + a)
         returns = record.returns
@@ -137,6 +157,8 @@ def play_seating(
             side = names[0] if record.forfeit_seat == a else names[1]
             faults.add(side, f"{record.forfeit_kind}: {record.forfeit_detail}")
             returns = forfeit_returns(n, record.forfeit_seat, worst=-MAX_HAND_LOSS)
+        else:
+            faults.played(*names)
         chips += returns[a]
     return chips
 
@@ -148,10 +170,12 @@ def play_pair(
     holes: np.ndarray,
     board: np.ndarray,
     equity: np.ndarray,
+    withdraw_after: int = 3,
 ) -> tuple[np.ndarray, Faults]:
     """(D, 2) bb/100 per deal, as the engine's ``ga.league.play_pair``: column 0 A alone
-    against B's table, column 1 B alone against A's table; and the faults of each side. Every
-    agent is made here and closed at the end (a program's process ends with the pair)."""
+    against B's table, column 1 B alone against A's table; and the faults of each side (one
+    withdrawn after ``withdraw_after`` in a row). Every agent is made here and closed at the
+    end (a program's process ends with the pair)."""
     n = holes.shape[1]
     made = {
         "a_lone": a.lone(),
@@ -160,7 +184,7 @@ def play_pair(
         "b_table": [make() for make in b.table],
     }
     everyone = [made["a_lone"], *made["a_table"], made["b_lone"], *made["b_table"]]
-    faults = Faults()
+    faults = Faults(withdraw_after)
     out = np.empty((len(deal_id), 2))
     try:
         for d in range(len(deal_id)):

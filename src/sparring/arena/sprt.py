@@ -49,7 +49,8 @@ def gsprt_path(
     with np.errstate(divide="ignore", invalid="ignore"):
         llr = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
     llr[n < max(min_units, MIN_UNITS)] = 0.0
-    return np.nan_to_num(llr, nan=0.0)  # no spread and no edge: nothing learnt yet
+    # no spread: +-inf (certain) when the mean is off the midpoint, nothing learnt (0) on it
+    return np.where(np.isnan(llr), 0.0, llr)
 
 
 def bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -137,8 +138,11 @@ class MeanSPRT:
         return gsprt_path(outcomes, self.mean0, self.mean1, 0.0, self.min_units)
 
     def decide(self, outcomes: np.ndarray) -> tuple[str, int]:
-        """As ``SPRT.decide``."""
-        path = self.llr_path(np.asarray(outcomes)[: self.max_units])
+        """As ``SPRT.decide``; the outcomes must be finite numbers."""
+        x = np.asarray(outcomes, np.float64)[: self.max_units]
+        if not np.isfinite(x).all():
+            raise ValueError("an SPRT's outcomes must be finite numbers")
+        path = self.llr_path(x)
         return first_exit(path, self.alpha, self.beta, self.max_units)
 
     def fixed_units(self, variance: float) -> int:

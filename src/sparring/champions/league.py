@@ -21,6 +21,7 @@ the champion after its decision).
 
 from __future__ import annotations
 
+import hashlib
 import io
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,8 +85,10 @@ class AgentEntrant:
 
     @property
     def digest(self) -> str:
-        """The spec's digest (its program's or module's file; the cache key of its pairs)."""
-        return "agent" + parse(self.name).digest()[:11]
+        """What it plays, hashed: the whole spec (arguments, class, kind) and its program's or
+        module's file (an edited bot plays again): the cache key of its pairs."""
+        code = parse(self.name).digest()
+        return "agent" + hashlib.sha256(f"{self.name}\0{code}".encode()).hexdigest()[:11]
 
 
 AnyEntrant = Entrant | AgentEntrant
@@ -138,8 +141,13 @@ def agent_entrant(text: str, model: str, seats: int, uri: str | None) -> AnyEntr
     if spec.kind == "champion":
         if uri is None:
             raise UsageError(f"league.agents: {text} needs the model registry")
-        genes = np.asarray(resolve_champion(uri, model, spec, "league.agents")["genes"])
-        return champion_entrant(text, genes, seats)
+        found = resolve_champion(uri, model, spec, "league.agents")
+        if found["table_size"] not in (None, seats):
+            raise UsageError(
+                f"league.agents: {text} (v{found['version']}) plays {found['table_size']} "
+                f"seats; this league plays {seats} (table_size)"
+            )
+        return champion_entrant(text, np.asarray(found["genes"]), seats)
     if text.startswith("poker@"):
         return champion_entrant(text, baseline(text.removeprefix("poker@")), seats)
     return AgentEntrant(text)
@@ -188,6 +196,7 @@ def play_pair_task(
     raise_factor: float,
     call_factor: float,
     limits: Limits,
+    withdraw_after: int = 3,
 ) -> tuple[np.ndarray, dict[str, tuple[int, str]]]:
     """One Ray task: both seatings of one pair (``play_pair``'s columns), and the hands each
     side forfeited with the first reason (only an agent entrant can fault)."""
@@ -203,6 +212,7 @@ def play_pair_task(
         deals.holes,
         deals.board,
         deals.equity,
+        withdraw_after,
     )
     return out, {side: (n, faults.first[side]) for side, n in faults.count.items()}
 
@@ -217,6 +227,7 @@ def play_league(
     bootstrap: int,
     seed: int,
     limits: Limits | None = None,
+    withdraw_after: int = 3,
 ) -> LeagueResult:
     """Every pair (cached or played as Ray tasks), their edges and the ratings; prints the
     league table (kept in the result's ``text``)."""
@@ -243,6 +254,7 @@ def play_league(
                 "raise_factor": raise_factor,
                 "call_factor": call_factor,
                 "limits": limits or Limits(),
+                "withdraw_after": withdraw_after,
             },
             description=f"league: {len(todo)} new pairs of {len(pairs)}",
         )
@@ -256,8 +268,9 @@ def play_league(
                 f"league: {side} forfeited {count} hands against {other} (first: {first})",
                 soft_wrap=True,
             )
-        path, flipped = _pair_path(cache, deal_hash, entrants[i], entrants[j])
-        _write_pair(path, flipped, pair)
+        if not faults:  # a pair with forfeits is played again next time, and said again
+            path, flipped = _pair_path(cache, deal_hash, entrants[i], entrants[j])
+            _write_pair(path, flipped, pair)
         results[(i, j)] = pair
     edges = {k: deal_edges(v) for k, v in results.items()}
     ratings = rate(names, edges, bootstrap=bootstrap, seed=seed)
@@ -308,6 +321,7 @@ def rate_league(
         section.bootstrap,
         job.seed,
         section.limits.limits(),
+        section.withdraw_after,
     )
 
 

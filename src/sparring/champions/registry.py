@@ -117,8 +117,9 @@ def load_registered(
 
 def resolve_champion(uri: str, model_name: str, spec: Any, key: str) -> dict[str, Any]:
     """What a ``champion@<alias|version>`` agent spec (``arena.agents.AgentSpec``) plays by,
-    read from the registry at ``uri``: ``genes``, the preflop factors, ``version`` and
-    ``digest`` (of the genes and factors, not the version's number). A version or alias that
+    read from the registry at ``uri``: ``genes``, the preflop factors, ``version``,
+    ``digest`` (of the genes and factors, not the version's number) and the ``table_size``
+    it was evolved for (None when its description does not say). A version or alias that
     is not there is one ``ConfigError`` on ``key``, listing what is."""
     client = MlflowClient(uri)
     try:
@@ -144,6 +145,7 @@ def resolve_champion(uri: str, model_name: str, spec: Any, key: str) -> dict[str
         **factors,
         "version": str(version.version),
         "digest": hashlib.sha256(played).hexdigest()[:16],
+        "table_size": int(info["table_size"]) if "table_size" in info else None,
     }
 
 

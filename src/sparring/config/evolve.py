@@ -310,6 +310,7 @@ class LeagueSection:
     cache_dir: str = "data/league/cache"  # one file per pair and deal set
     tag_versions: bool = True  # set each registry version's league rating as a tag
     limits: LimitsConfig = field(default_factory=LimitsConfig)  # for cmd: and acpc: agents
+    withdraw_after: int = 3  # an agent's forfeits in a row before it forfeits the rest of a pair
 
     def __post_init__(self) -> None:
         unknown = [b for b in self.baselines if b not in BASELINES]
@@ -321,6 +322,12 @@ class LeagueSection:
                 raise ConfigError("agents", text, "an agent spec that plays poker")
         if len(set(self.agents)) != len(self.agents):
             raise ConfigError("agents", list(self.agents), "specs named once each")
+        named_twice = sorted(set(self.agents) & set(self.baselines))
+        if named_twice:  # an entrant's name is its rating's: one entrant a name
+            raise ConfigError(
+                "agents", named_twice, "specs that are not also in league.baselines"
+            )
+        checks.integer("withdraw_after", self.withdraw_after, 1)
         checks.integer("bootstrap", self.bootstrap, 0, 100_000)
         checks.path_text("cache_dir", self.cache_dir)
 

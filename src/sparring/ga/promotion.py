@@ -109,7 +109,7 @@ class Promotion:
         if self.sequential is not None:
             s = self.sequential
             out.update(
-                sprt_llr=s.llr,
+                sprt_llr=float(np.clip(s.llr, -1e6, 1e6)),  # +-inf: no spread at all (certain)
                 sprt_h1=float(s.verdict == "H1"),
                 sprt_decided=float(s.verdict in ("H0", "H1")),
                 sprt_fixed_deals=float(s.fixed_deals),

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from sparring.arena.agents import parse
+from sparring.arena.agents import parse, short_name
 from sparring.arena.contest import (
     Block,
     blocks_for,
@@ -229,7 +229,7 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         rated = [[name, _signed(metrics[k]),
                   f"[{_signed(metrics[k + '_low'])}, {_signed(metrics[k + '_high'])}]"]
                  for name in job.entrants
-                 if (k := metric_name("rating", _short(name))) in metrics]  # fmt: skip
+                 if (k := metric_name("rating", short_name(name))) in metrics]  # fmt: skip
         if len(rated) > 2:  # (two entrants: the pair's line says it all)
             session.table("ratings (Bradley–Terry, Elo scale, mean 0)",
                           ["agent", "rating", "95%"], rated, artifact="ratings.txt")  # fmt: skip
@@ -243,7 +243,7 @@ def run(job: ArenaConfig) -> dict[str, Any]:
             session.run.log_text(_hand_histories(job, results), "hands.log")
         else:  # FlagBots moves in the engine's notation, Mus and Eleusis decisions by seat
             played = table(job.game, job.seats or 0)
-            session.run.log_text(games_text(played, _game_log(results), _short), "games.txt")
+            session.run.log_text(games_text(played, _game_log(results), short_name), "games.txt")
     return session.results(metrics, pairs=rows, decision=decision, contest=contest)
 
 
@@ -261,7 +261,7 @@ def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, floa
             for g in u["games"]
             if g["forfeit_seat"] is not None
         ]
-        name = metric_name("pair", _short(a), _short(b))
+        name = metric_name("pair", short_name(a), short_name(b))
         metrics |= {f"{name}/score": mean, f"{name}/elo": elo(mean), f"{name}/units": scores.size}
         shown = f"{_signed(elo(mean))} [{_signed(elo(low))}, {_signed(elo(high))}]"
         rows.append([a, b, scores.size, f"{mean:.3f}", shown,
@@ -283,7 +283,7 @@ def _ratings(job: ArenaConfig, results: list[dict]) -> dict[str, float]:
     ratings = rate(names, edges, bootstrap=200, seed=job.seed)
     out: dict[str, float] = {}
     for k, name in enumerate(names):
-        key = metric_name("rating", _short(name))
+        key = metric_name("rating", short_name(name))
         out |= {key: float(ratings.rating[k]), f"{key}_low": float(ratings.low[k]),
                 f"{key}_high": float(ratings.high[k])}  # fmt: skip
     return out
@@ -292,15 +292,6 @@ def _ratings(job: ArenaConfig, results: list[dict]) -> dict[str, float]:
 def _signed(value: float) -> str:
     """An Elo figure to the unit, signed, never "-0" (-0.3 is +0)."""
     return f"{round(value):+d}" if np.isfinite(value) else f"{value:+}"
-
-
-def _short(spec: str) -> str:
-    """A spec as part of a metric name: a program's file name, else the spec."""
-    if spec.startswith(("cmd:", "acpc:")):
-        kind, _, line = spec.partition(":")
-        parts = line.split()
-        return parts[-1].rsplit("/", 1)[-1] if parts else kind
-    return spec.replace(":", "_")
 
 
 def _game_log(results: list[dict]):
@@ -317,7 +308,7 @@ def _hand_histories(job: ArenaConfig, results: list[dict]) -> str:
     named by their agents), numbered in the order of ``games.jsonl``."""
     lines = []
     for number, g in enumerate(_game_log(results)):
-        names = [_short(spec) for spec in g["seats"]]
+        names = [short_name(spec) for spec in g["seats"]]
         line = hand_history(job.seats or 2, g["seed"], g["actions"], number, names)
         if line is not None:
             lines.append(line + "\n")

@@ -3,7 +3,8 @@
 The entrants (``league.*``) play every pair on the held-out deals of the evolve config in both
 seatings, through the pair cache (``champions.league``: adding an entrant plays only its new
 pairs). The run records the held-out deal set as its input and logs the ratings and edges
-(``rating/<entrant>``, ``rating_low/…``, ``rating_high/…``, ``edge/<a>/<b>``, ``entrants``,
+(``rating/<entrant>``: an agent spec by ``arena.agents.short_name``, a program by its file;
+``rating_low/…``, ``rating_high/…``, ``edge/<a>/<b>``, ``entrants``,
 ``pairs_played``, ``pairs_cached``), the table (``league.txt``), the same numbers as JSON
 (``league.json``) and a heatmap of the edges (``league_edges.png``); with
 ``league.tag_versions`` each registry version is tagged with its rating.
@@ -17,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from sparring.arena.agents import short_names
 from sparring.champions.league import LeagueResult, rate_league, tag_versions
 from sparring.config.evolve import LeagueConfig
 from sparring.reporting.plots import heatmap
@@ -42,9 +44,10 @@ def run(job: LeagueConfig) -> dict[str, Any]:
         _log(session, result)
         if job.league.tag_versions:
             tag_versions(client, job.registry.model_name, result, session.run_id)
+    keys = short_names(result.entrants)
     metrics: dict[str, float] = {
-        metric_name("rating", n): float(v)
-        for n, v in zip(result.entrants, result.ratings.rating, strict=True)
+        metric_name("rating", k): float(v)
+        for k, v in zip(keys, result.ratings.rating, strict=True)
     }
     metrics.update(pairs_played=result.played, pairs_cached=result.cached)
     return session.results(metrics, league=result)
@@ -58,12 +61,13 @@ def _log(session: Session, result: LeagueResult) -> None:
         "pairs_played": result.played,
         "pairs_cached": result.cached,
     }
-    for k, name in enumerate(result.entrants):  # an agent spec's ':' and '@' become '_'
+    keys = short_names(result.entrants)  # a program by its file's name, unique
+    for k, name in enumerate(keys):
         metrics[metric_name("rating", name)] = float(r.rating[k])
         metrics[metric_name("rating_low", name)] = float(r.low[k])
         metrics[metric_name("rating_high", name)] = float(r.high[k])
     for (i, j), (mean, _, _) in result.edges.items():
-        metrics[metric_name("edge", result.entrants[i], result.entrants[j])] = mean
+        metrics[metric_name("edge", keys[i], keys[j])] = mean
     session.log_metrics(metrics)
     session.run.log_text(result.text, "league.txt")
     session.run.log_text(json.dumps(_as_json(result), indent=2), "league.json")

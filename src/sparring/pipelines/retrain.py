@@ -277,6 +277,11 @@ def _named_challenger(job: RetrainConfig) -> np.ndarray:
         named = resolve_champion(
             job.tracking.uri, job.registry.model_name, spec, "retrain.challenger"
         )
+        if named["table_size"] not in (None, job.table_size):
+            raise UsageError(
+                f"retrain.challenger: {spec.text} (v{named['version']}) plays "
+                f"{named['table_size']} seats; table_size={job.table_size}"
+            )
         genes = np.asarray(named["genes"], dtype=np.int8)
     else:
         genes = baseline(spec.text.removeprefix("poker@"))

@@ -37,6 +37,7 @@ import contextlib
 import ctypes
 import errno
 import os
+import select
 import shutil
 import signal
 import socket
@@ -224,12 +225,13 @@ def _listen() -> socket.socket:
     return server
 
 
-def _hand_over(server: socket.socket, peer: socket.socket) -> None:
+def _hand_over(server: socket.socket, peer: socket.socket, accepted: threading.Event) -> None:
     """Accept one connection on ``server`` and send it to the arena over ``peer`` (a Unix
     socket: the connection's descriptor, ``SCM_RIGHTS``); keep none of the three. A program
     that never connects leaves ``peer`` open until the keeper exits (the arena then reads its
     end)."""
     conn, _ = server.accept()
+    accepted.set()
     server.close()
     conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a line at a time, no Nagle wait
     with contextlib.suppress(OSError):  # an arena gone already: the program's end is near
@@ -286,10 +288,13 @@ def main(args: list[str]) -> None:
         server = _listen()
         argv = [*argv, "127.0.0.1", str(server.getsockname()[1])]
     program = _start(argv, memory, cpu, libc)
+    handing: threading.Thread | None = None
+    accepted = threading.Event()
     if server is not None:
         assert relay_fd is not None
         peer = socket.socket(fileno=relay_fd)
-        threading.Thread(target=_hand_over, args=(server, peer), daemon=True).start()
+        handing = threading.Thread(target=_hand_over, args=(server, peer, accepted), daemon=True)
+        handing.start()
     # the program has the streams now: holding them open would hide the end of its output
     null = os.open(os.devnull, os.O_RDWR)
     os.dup2(null, 0)
@@ -301,6 +306,15 @@ def main(args: list[str]) -> None:
         stopped = info is not None and info.si_signo in _STOP
         if stopped or status is not None or not _alive(starter):
             break
+    if server is not None and handing is not None and handing.is_alive() and status is not None:
+        # a program that connected and ended at once: its connection still goes to the arena
+        # (which then reads its end, not "ended before it connected")
+        pending = accepted.is_set()
+        if not pending:
+            with contextlib.suppress(OSError, ValueError):
+                pending = bool(select.select([server], [], [], 0)[0])
+        if pending:
+            handing.join(1.0)
     status = _kill_tree().get(program, status)
     _exit_as(status)
 
