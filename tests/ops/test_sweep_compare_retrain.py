@@ -196,8 +196,11 @@ def test_a_named_challenger_is_tested_instead_of_an_evolved_one(
     chromosome, info, version = load_registered(client, "named-challenger")
     assert np.array_equal(chromosome, tight_aggressive()) and version == out["new_version"]
     assert info["challenger"] == "poker@tight_aggressive"
-    runs = client.search_runs([client.get_experiment_by_name("retrain").experiment_id])
-    assert len(runs) == 1  # the retrain run alone: no nested evolve
+    runs = client.search_runs(  # (the session's store holds other tests' retrains too)
+        [client.get_experiment_by_name("retrain").experiment_id],
+        filter_string=f"tags.retrain_id = 'day-1' and tags.mlflow.parentRunId = '{out['run_id']}'",
+    )
+    assert runs == []  # no nested evolve run
     same = retrain(cfg("day-2", "champion@champion"))
     assert same["decision"] == "kept" and same["edge"] == 0.0
     from tests.configs import config_error
