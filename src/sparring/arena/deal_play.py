@@ -177,13 +177,9 @@ def play_pair(
     withdrawn after ``withdraw_after`` in a row). Every agent is made here and closed at the
     end (a program's process ends with the pair)."""
     n = holes.shape[1]
-    made = {
-        "a_lone": a.lone(),
-        "a_table": [make() for make in a.table],
-        "b_lone": b.lone(),
-        "b_table": [make() for make in b.table],
-    }
-    everyone = [made["a_lone"], *made["a_table"], made["b_lone"], *made["b_table"]]
+    a_lone, a_table = a.lone(), [make() for make in a.table]
+    b_lone, b_table = b.lone(), [make() for make in b.table]
+    everyone = [a_lone, *a_table, b_lone, *b_table]
     faults = Faults(withdraw_after)
     out = np.empty((len(deal_id), 2))
     try:
@@ -191,13 +187,9 @@ def play_pair(
             for agent in everyone:
                 if isinstance(agent, DealChromosomeAgent):
                     agent.deal(equity[d], holes[d])
-            seed = int(deal_id[d])
-            out[d, 0] = play_seating(
-                made["a_lone"], made["b_table"], holes[d], board[d], seed, faults, (a.name, b.name)
-            )
-            out[d, 1] = play_seating(
-                made["b_lone"], made["a_table"], holes[d], board[d], seed, faults, (b.name, a.name)
-            )
+            seed, cards = int(deal_id[d]), (holes[d], board[d])
+            out[d, 0] = play_seating(a_lone, b_table, *cards, seed, faults, (a.name, b.name))
+            out[d, 1] = play_seating(b_lone, a_table, *cards, seed, faults, (b.name, a.name))
     finally:
         for agent in everyone:
             close = getattr(agent, "close", None)

@@ -14,7 +14,7 @@ Poker has its own record, the ACPC dealer's hand histories (``hands.log``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from sparring.game_api import IllegalActionError
@@ -67,7 +67,9 @@ def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def games_text(game: Any, rows: Iterable[dict[str, Any]], short: Any = str) -> str:
+def games_text(
+    game: Any, rows: Iterable[dict[str, Any]], short: Callable[[str], str] = str
+) -> str:
     """Every game's record, numbered in the order of ``rows`` (``games.jsonl``'s);
     ``short(spec)``: how an agent is named."""
     return "\n".join(
