@@ -95,7 +95,10 @@ def test_the_equity_table_on_s3_is_written_reused_and_logged(
     assert uri in source
 
 
-EVOLVE = (*SMALL_EVOLVE, "ga.generations=6", "registry.register=false")
+# Many short generations: the kill below lands after generation 2, and a generation takes tens
+# of milliseconds, so a fast machine must not finish the run between two polls.
+GENERATIONS = 30
+EVOLVE = (*SMALL_EVOLVE, f"ga.generations={GENERATIONS}", "registry.register=false")
 
 
 def test_evolve_killed_mid_run_resumes_from_its_checkpoints_on_s3(
@@ -127,18 +130,19 @@ def test_evolve_killed_mid_run_resumes_from_its_checkpoints_on_s3(
     )
     checkpoints = on_s3(s3, f"{s3_bucket}/checkpoints")  # this test's own reads
     deadline = time.monotonic() + 300
-    while "gen-00003.npz" not in _checkpoints(checkpoints):
+    while "gen-00002.npz" not in _checkpoints(checkpoints):
         assert proc.poll() is None, proc.stderr.read().decode()[-3000:]
-        assert time.monotonic() < deadline, "no checkpoint of generation 3 appeared"
+        assert time.monotonic() < deadline, "no checkpoint of generation 2 appeared"
         time.sleep(0.2)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=60)
-    assert "gen-00006.npz" not in _checkpoints(checkpoints)  # killed before the end
+    last = f"gen-{GENERATIONS:05d}.npz"
+    assert last not in _checkpoints(checkpoints)  # killed before the end
 
     resumed = run_pipeline("evolve", *overrides, "resume=true", cwd=tmp_path, env=s3.env)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     assert "resuming from generation" in resumed.stdout
-    assert _checkpoints(checkpoints) == [f"gen-0000{i}.npz" for i in range(1, 7)]
+    assert _checkpoints(checkpoints) == [f"gen-{i:05d}.npz" for i in range(1, GENERATIONS + 1)]
     client = MlflowClient(f"sqlite:///{db}")
     runs = client.search_runs([client.get_experiment_by_name("evolve").experiment_id])
     finished = [r for r in runs if r.info.status == "FINISHED"]
