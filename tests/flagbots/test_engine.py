@@ -65,7 +65,9 @@ def test_time_budget_is_respected():
     result = engine.search(Position().st, time_s=0.3)
     elapsed = time.perf_counter() - start
     assert result.depth >= 2
-    assert elapsed < 0.3 + 0.25, elapsed
+    # Slack for a busy core (the budget becomes a node count from the measured speed); a search
+    # that ignored the budget would run for far longer.
+    assert elapsed < 1.0, elapsed
 
 
 def test_memory_stays_within_the_bound():

@@ -136,14 +136,14 @@ def test_two_nodes_share_the_work_and_a_lost_node_changes_nothing(tmp_path, s3, 
         assert len(made) == 6 and {Path(k).name for k in made} <= {Path(k).name for k in objects}
         assert digests(made) <= digests(objects)
 
-        # The fault: the second node's raylet is killed after a few generations.
+        # The fault: the second node's raylet is killed after its first generation.
         proc = evolve(
             tmp_path, "fault", [*on_cluster, *on_s3(s3_bucket, "fault", s3.endpoint)], cluster.env
         )
         deadline = time.monotonic() + 300
-        while generations_logged(tmp_path / "fault.db") < 3:
+        while generations_logged(tmp_path / "fault.db") < 1:  # 11 left: the node is lost mid-run
             assert proc.poll() is None, proc.stderr.read().decode()[-3000:]
-            assert time.monotonic() < deadline, "the run did not reach generation 3"
+            assert time.monotonic() < deadline, "the run did not reach generation 1"
             time.sleep(0.2)
         raylets = [
             pid

@@ -46,9 +46,11 @@ numHoleCards = 2
 numBoardCards = 0 3 1 1
 END GAMEDEF
 """
-REFERENCE_3P = REFERENCE_2P.replace("numPlayers = 2", "numPlayers = 3").replace(
-    "blind = 10 5", "blind = 5 10 0"
-).replace("firstPlayer = 2 1 1 1", "firstPlayer = 3 1 1 1")
+REFERENCE_3P = (
+    REFERENCE_2P.replace("numPlayers = 2", "numPlayers = 3")
+    .replace("blind = 10 5", "blind = 5 10 0")
+    .replace("firstPlayer = 2 1 1 1", "firstPlayer = 3 1 1 1")
+)
 
 
 def _scaled(g: GameDef, by: int) -> GameDef:
