@@ -70,7 +70,7 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 
 # TEST_WORKERS=2 runs two test processes (pytest-xdist), a test file each at a time, both on the
 # session's one local Ray head. The default is one: the suite is CPU-bound, and on 2 cores two
-# workers took 42 min 25 s against 32-35 min for one on a quiet day; one worker 27 min on 2026-12-03
+# workers took 42 min 25 s against 32-35 min for one on a quiet day; one worker 24-27 min on 2026-12-03
 # (benchmarks/RESULTS.md).
 TEST_WORKERS ?= 0
 

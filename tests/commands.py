@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +99,23 @@ def start_pipeline(
     return subprocess.Popen(
         pipeline_argv(name, *overrides), cwd=cwd, env=_environment(env), **popen_kwargs
     )
+
+
+def wait_while_running(
+    proc: subprocess.Popen,
+    ready: Callable[[], object],
+    what: str,
+    timeout_s: float = 300.0,
+    every_s: float = 0.2,
+) -> None:
+    """Poll ``ready()`` every ``every_s`` until it is true, for a test that acts on a running
+    process at a chosen moment (a kill, a signal, a server gone). Fails with the process's last
+    stderr if it ended first, and with ``what`` (the awaited moment) after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not ready():
+        if proc.poll() is not None:
+            err = proc.communicate()[1] or ""
+            err = err.decode(errors="replace") if isinstance(err, bytes) else err
+            raise AssertionError(f"ended (exit {proc.returncode}) before {what}:\n{err[-3000:]}")
+        assert time.monotonic() < deadline, f"no {what} within {timeout_s:g} s"
+        time.sleep(every_s)

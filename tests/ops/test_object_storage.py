@@ -22,7 +22,7 @@ from sparring.runtime import storage
 from sparring.runtime.datasets import read_table, sidecar
 from sparring.runtime.storage import locate
 from sparring.services.dealsets import load_deal_set
-from tests.commands import run_pipeline, start_pipeline
+from tests.commands import run_pipeline, start_pipeline, wait_while_running
 from tests.configs import SMALL_EVOLVE
 from tests.services import s3_server
 
@@ -129,11 +129,9 @@ def test_evolve_killed_mid_run_resumes_from_its_checkpoints_on_s3(
         stderr=subprocess.PIPE,
     )
     checkpoints = on_s3(s3, f"{s3_bucket}/checkpoints")  # this test's own reads
-    deadline = time.monotonic() + 300
-    while "gen-00002.npz" not in _checkpoints(checkpoints):
-        assert proc.poll() is None, proc.stderr.read().decode()[-3000:]
-        assert time.monotonic() < deadline, "no checkpoint of generation 2 appeared"
-        time.sleep(0.2)
+    wait_while_running(
+        proc, lambda: "gen-00002.npz" in _checkpoints(checkpoints), "checkpoint of generation 2"
+    )
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=60)
     last = f"gen-{GENERATIONS:05d}.npz"
@@ -286,12 +284,10 @@ def _restarted_empty(s3, tmp_path: Path) -> None:
         f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}", "ray.num_cpus=1",
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    deadline = time.monotonic() + 240
     shard_put = re.compile(r"PUT /\S+/part-(\d+)\.parquet\?partNumber=1&")
-    while not shard_put.search(s3.requests()):
-        assert proc.poll() is None, proc.communicate()[1][-3000:]
-        assert time.monotonic() < deadline, "no shard was written"
-        time.sleep(0.05)
+    wait_while_running(
+        proc, lambda: shard_put.search(s3.requests()), "shard written", timeout_s=240, every_s=0.05
+    )
     urllib.request.urlopen(urllib.request.Request(f"{s3.endpoint}/moto-api/reset", method="POST"))
     _, err = proc.communicate(timeout=300)
     assert proc.returncode == 2, err[-3000:]

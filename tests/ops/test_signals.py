@@ -7,12 +7,11 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 
 import pytest
 from mlflow.tracking import MlflowClient
 
-from tests.commands import start_pipeline
+from tests.commands import start_pipeline, wait_while_running
 from tests.configs import TINY_EVOLVE
 
 # Far more generations than the signal leaves time for: the run is always still going.
@@ -34,11 +33,9 @@ def test_a_signal_ends_evolve_like_ctrl_c(tmp_path, signum):
         stderr=subprocess.PIPE,
         text=True,
     )
-    deadline = time.monotonic() + 300
-    while not list((tmp_path / "ck").glob("*/gen-00002.npz")):
-        assert proc.poll() is None, proc.stderr.read()[-3000:]
-        assert time.monotonic() < deadline, "no checkpoint of generation 2 appeared"
-        time.sleep(0.2)
+    wait_while_running(
+        proc, lambda: list((tmp_path / "ck").glob("*/gen-00002.npz")), "checkpoint of generation 2"
+    )
     os.kill(proc.pid, signum)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 128 + signum, err[-3000:]

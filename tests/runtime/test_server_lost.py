@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from contextlib import ExitStack
 from urllib.parse import urlparse
 
@@ -20,7 +19,7 @@ from mlflow.tracking import MlflowClient
 from sparring.runtime.errors import one_line
 from sparring.runtime.outbox import TrackingLost
 from sparring.runtime.tracking import tracked_run
-from tests.commands import ROOT, run_pipeline, start_pipeline
+from tests.commands import ROOT, run_pipeline, start_pipeline, wait_while_running
 from tests.configs import TINY_EVOLVE
 from tests.services import mlflow_server
 
@@ -123,11 +122,11 @@ def test_evolve_outlives_its_server_keeps_every_checkpoint_and_resumes(tmp_path)
             stderr=subprocess.PIPE,
             text=True,
         )
-        deadline = time.monotonic() + 300
-        while not list((tmp_path / "ck").glob("*/gen-00002.npz")):
-            assert proc.poll() is None, proc.communicate()[1][-3000:]
-            assert time.monotonic() < deadline, "no checkpoint of generation 2 appeared"
-            time.sleep(0.2)
+        wait_while_running(
+            proc,
+            lambda: list((tmp_path / "ck").glob("*/gen-00002.npz")),
+            "checkpoint of generation 2",
+        )
         server.close()  # gone, and not back before the run ends
         _, err = proc.communicate(timeout=300)
     assert proc.returncode == 2, err[-3000:]
