@@ -124,16 +124,16 @@ def _checkpoint() -> Kind:
 
 
 def _league_pair() -> Kind:
-    from sparring.champions.league import _read_pair, _write_pair
+    from sparring.champions.pairs import read_pair, write_pair
 
     def make(directory: Path, i: int) -> tuple[Path, Any]:
         pair = np.arange(40, dtype=np.float64).reshape(20, 2) * (i + 1)
         path = directory / f"deals-a{i}-b{i}.npy"
-        _write_pair(path, False, pair)
+        write_pair(path, False, pair)
         return path, pair
 
     def read(path: Path, made: Any) -> Any:
-        found = _read_pair(path, False, 20)
+        found = read_pair(path, False, 20)
         return RECOMPUTED if found is None else found
 
     return Kind(make, read)

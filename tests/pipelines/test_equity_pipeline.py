@@ -45,7 +45,7 @@ def test_tiny_run_writes_table_and_mlflow_run_then_reuses(ray_session, pipeline_
 
 
 def test_results_do_not_depend_on_workers(ray_session, pipeline_config, tmp_path):
-    from sparring.pipelines.equity import class_rows
+    from sparring.poker.preflop import class_rows
     from sparring.runtime.parallel import parallel_map
 
     shared = {"opponents": (2,), "trials": 200, "seed": 9}

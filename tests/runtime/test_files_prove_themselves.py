@@ -41,7 +41,7 @@ def test_a_damaged_or_misplaced_file_is_never_used(tmp_path, kind, fault):
 # Every module of src/ that writes a file: the kind of file it writes (in KINDS), or why no
 # run reads it back. A module that writes and is not named here fails the test below.
 WRITERS = {
-    "sparring.champions.league": "league_pair",
+    "sparring.champions.pairs": "league_pair",
     "sparring.champions.registry": "champion",
     "sparring.ga.checkpoint": "checkpoint",
     "sparring.poker.tables": "evaluator_tables",

@@ -21,8 +21,6 @@ the champion after its decision).
 
 from __future__ import annotations
 
-import hashlib
-import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,17 +28,22 @@ import numpy as np
 from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
-from sparring.arena import deal_play
-from sparring.arena.agents import make, parse
+from sparring.arena.agents import parse
 from sparring.arena.sandbox import Limits
+from sparring.champions.pairs import (
+    AgentEntrant,
+    AnyEntrant,
+    pair_path,
+    play_pair_task,
+    read_pair,
+    write_pair,
+)
 from sparring.champions.registry import load_champion, resolve_champion
 from sparring.config.evolve import EvolveConfig, LeagueSection
 from sparring.ga.league import Entrant, Ratings, champion_entrant, deal_edges, edge_interval, rate
-from sparring.ga.league import play_pair as play_pair_kernel
 from sparring.poker.bots import baseline, baseline_table
 from sparring.poker.deals import DealSet
 from sparring.reporting.console import console, print_table
-from sparring.runtime.datasets import read_verified, write_with_digest
 from sparring.runtime.errors import UsageError
 from sparring.runtime.parallel import parallel_map
 
@@ -74,24 +77,6 @@ class LeagueResult:
         k = self.entrants.index(name)
         r = self.ratings
         return float(r.rating[k]), float(r.low[k]), float(r.high[k])
-
-
-@dataclass(frozen=True)
-class AgentEntrant:
-    """An entrant named by an agent spec that is no chromosome (``py:``, ``cmd:``, ``acpc:``,
-    ``random``, ``first``): it plays through the game protocol, its table more of itself."""
-
-    name: str
-
-    @property
-    def digest(self) -> str:
-        """What it plays, hashed: the whole spec (arguments, class, kind) and its program's or
-        module's file (an edited bot plays again): the cache key of its pairs."""
-        code = parse(self.name).digest()
-        return "agent" + hashlib.sha256(f"{self.name}\0{code}".encode()).hexdigest()[:11]
-
-
-AnyEntrant = Entrant | AgentEntrant
 
 
 def baseline_entrant(name: str, seats: int, seed: int) -> Entrant:
@@ -153,70 +138,6 @@ def agent_entrant(text: str, model: str, seats: int, uri: str | None) -> AnyEntr
     return AgentEntrant(text)
 
 
-def _pair_path(cache_dir: Path, deals: str, a: AnyEntrant, b: AnyEntrant) -> tuple[Path, bool]:
-    """The cache file of a pair and whether (a, b) is stored flipped."""
-    da, db = a.digest, b.digest
-    flipped = da > db
-    lo, hi = (db, da) if flipped else (da, db)
-    return cache_dir / f"{deals}-{lo}-{hi}.npy", flipped
-
-
-def _read_pair(path: Path, flipped: bool, deals: int) -> np.ndarray | None:
-    """A cached pair, or None to play it again: missing, without its digest, damaged (a bit
-    flipped: the digest no longer matches) or of another shape."""
-    data = read_verified(path)
-    if data is None:
-        return None
-    try:
-        pair = np.load(io.BytesIO(data), allow_pickle=False)
-    except (OSError, ValueError):
-        return None
-    if pair.shape != (deals, 2) or not np.isfinite(pair).all():
-        return None
-    return pair[:, ::-1] if flipped else pair
-
-
-def _write_pair(path: Path, flipped: bool, pair: np.ndarray) -> None:
-    buffer = io.BytesIO()
-    np.save(buffer, pair[:, ::-1] if flipped else pair)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_with_digest(path, buffer.getvalue())  # atomic, its digest beside it
-
-
-def _side(entrant: AnyEntrant, seats: int, factors: tuple[float, float], limits: Limits):
-    if isinstance(entrant, Entrant):
-        return deal_play.chromosome_side(entrant.name, entrant.lone, entrant.table, *factors)
-    spec = parse(entrant.name, "league.agents")
-    return deal_play.agent_side(entrant.name, lambda: make(spec, limits), seats)
-
-
-def play_pair_task(
-    pair: tuple[AnyEntrant, AnyEntrant],
-    deals: DealSet,
-    raise_factor: float,
-    call_factor: float,
-    limits: Limits,
-    withdraw_after: int = 3,
-) -> tuple[np.ndarray, dict[str, tuple[int, str]]]:
-    """One Ray task: both seatings of one pair (``play_pair``'s columns), and the hands each
-    side forfeited with the first reason (only an agent entrant can fault)."""
-    a, b = pair
-    if isinstance(a, Entrant) and isinstance(b, Entrant):
-        equity, strength = deals.equity, deals.strength
-        return play_pair_kernel(a, b, equity, strength, raise_factor, call_factor), {}
-    seats, factors = deals.n_seats, (raise_factor, call_factor)
-    out, faults = deal_play.play_pair(
-        _side(a, seats, factors, limits),
-        _side(b, seats, factors, limits),
-        deals.deal_id,
-        deals.holes,
-        deals.board,
-        deals.equity,
-        withdraw_after,
-    )
-    return out, {side: (n, faults.first[side]) for side, n in faults.count.items()}
-
-
 def play_league(
     entrants: list[AnyEntrant],
     deals: DealSet,
@@ -239,8 +160,8 @@ def play_league(
     results: dict[tuple[int, int], np.ndarray] = {}
     todo = []
     for i, j in pairs:
-        path, flipped = _pair_path(cache, deal_hash, entrants[i], entrants[j])
-        found = _read_pair(path, flipped, len(deals))
+        path, flipped = pair_path(cache, deal_hash, entrants[i], entrants[j])
+        found = read_pair(path, flipped, len(deals))
         if found is None:
             todo.append((i, j))
         else:
@@ -269,8 +190,8 @@ def play_league(
                 soft_wrap=True,
             )
         if not faults:  # a pair with forfeits is played again next time, and said again
-            path, flipped = _pair_path(cache, deal_hash, entrants[i], entrants[j])
-            _write_pair(path, flipped, pair)
+            path, flipped = pair_path(cache, deal_hash, entrants[i], entrants[j])
+            write_pair(path, flipped, pair)
         results[(i, j)] = pair
     edges = {k: deal_edges(v) for k, v in results.items()}
     ratings = rate(names, edges, bootstrap=bootstrap, seed=seed)

@@ -18,31 +18,13 @@ from sparring.config.equity import EquityConfig
 from sparring.poker.preflop import (
     CLASS_INDEX,
     PREFLOP_SPEC,
-    class_equity,
+    class_rows,
     table_from_arrow,
 )
 from sparring.reporting.console import console, print_table
 from sparring.runtime.datasets import is_reusable, read_table
 from sparring.runtime.parallel import parallel_map
 from sparring.services.frame import pipeline_session
-
-
-def class_rows(name: str, opponents: tuple[int, ...], trials: int, seed: int) -> list[dict]:
-    """One task: the cells of one class for every opponent count."""
-    rows = []
-    for k in opponents:
-        r = class_equity(name, k, trials, seed)
-        rows.append(
-            {
-                "class": name,
-                "index": CLASS_INDEX[name],
-                "opponents": k,
-                "equity": r.equity,
-                "stderr": r.stderr,
-                "trials": r.trials,
-            }
-        )
-    return rows
 
 
 def run(job: EquityConfig) -> dict[str, Any]:

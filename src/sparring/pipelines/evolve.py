@@ -23,7 +23,7 @@ from sparring.config.evolve import EvolveConfig, RegistryConfig
 from sparring.ga import checkpoint
 from sparring.ga.champion import benchmark
 from sparring.ga.evolution import EvolutionState, initial_state, run_generation, seed_with
-from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
+from sparring.ga.fitness import evaluate_chunk, play_with_trainers, trainer_seats
 from sparring.reporting.console import console
 from sparring.reporting.plots import line_plot
 from sparring.runtime.parallel import parallel_map
@@ -44,21 +44,6 @@ _LOGGED_PER_GENERATION = (
     "evaluate_s",
     "wall_s",
 )
-
-
-def evaluate_chunk(
-    population: np.ndarray,
-    trainers: np.ndarray,
-    deals: tuple,
-    seats: np.ndarray,
-    raise_factor: float,
-    call_factor: float,
-):
-    """One Ray task: fitness, used masks and hands for a chunk of the population."""
-    equity, strength = deals
-    return evaluate_population(
-        population, trainers, equity, strength, seats, raise_factor, call_factor
-    )
 
 
 def _log_generation(mlrun, record: dict) -> None:

@@ -122,3 +122,22 @@ def load_table(path: str | Location | None = None) -> np.ndarray:
     if np.isnan(grid[:, 1:]).any():
         raise ValueError(f"{path or default_table_path()}: the preflop table is incomplete")
     return grid
+
+
+def class_rows(name: str, opponents: tuple[int, ...], trials: int, seed: int) -> list[dict]:
+    """One Ray task of the equity pipeline: the cells of one class for every opponent count.
+    (Here, not in the pipeline body, so its workers import no MLflow or Hydra.)"""
+    rows = []
+    for k in opponents:
+        r = class_equity(name, k, trials, seed)
+        rows.append(
+            {
+                "class": name,
+                "index": CLASS_INDEX[name],
+                "opponents": k,
+                "equity": r.equity,
+                "stderr": r.stderr,
+                "trials": r.trials,
+            }
+        )
+    return rows
