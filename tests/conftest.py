@@ -51,7 +51,10 @@ LONG_FIRST = ("tests/ops", "tests/tuning", "tests/runtime", "tests/arena", "test
 
 
 def pytest_collection_modifyitems(config, items):
-    """Run the files of ``LONG_FIRST`` first (in that order), the rest as collected."""
+    """Under test workers, run the files of ``LONG_FIRST`` first (in that order), the rest as
+    collected; one process keeps the collected order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
 
     def rank(item) -> int:
         path = Path(str(item.fspath)).relative_to(_ROOT).as_posix()
