@@ -172,3 +172,29 @@ def _checked(uri: str) -> str:
     except BrokenStore as exc:
         return str(exc)
     return "ok"
+
+
+def test_a_holder_that_finishes_between_the_look_and_the_check_is_not_refused(
+    tmp_path, monkeypatch
+):
+    """Found with two test workers: the store looked half made, then its last holder finished
+    the migration and let go before the check for holders, and the stale look was the verdict.
+    The interleaving is forced here: the holder finishes inside that check."""
+    from sparring.runtime import sqlite_store
+
+    db = tmp_path / "mlflow.db"
+    with sqlite3.connect(db) as con:
+        con.execute("create table experiments (id integer)")
+        con.execute("create table alembic_version (version_num text)")
+        con.execute("insert into alembic_version values ('de4033877273')")
+        con.execute("create table _alembic_tmp_tags (id integer)")
+    con.close()
+
+    def finished_just_now(path):
+        with sqlite3.connect(path) as done:
+            done.execute("drop table _alembic_tmp_tags")
+        done.close()
+        return []
+
+    monkeypatch.setattr(sqlite_store, "_held_open_by_others", finished_just_now)
+    assert sqlite_store._settled_half_made(db, 60) is None

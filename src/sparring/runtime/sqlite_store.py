@@ -117,11 +117,15 @@ def _settled_half_made(db: Path, wait_s: float) -> str | None:
     migration (an MLflow client outside Sparring migrates without our lock): what looks half
     made is looked at again until no one else holds it, for up to ``wait_s``."""
     deadline = time.monotonic() + wait_s
-    reason = half_made(db)
-    while reason is not None and time.monotonic() < deadline and _held_open_by_others(db):
-        time.sleep(0.2)
+    while True:
         reason = half_made(db)
-    return reason
+        if reason is None or time.monotonic() >= deadline:
+            return reason
+        if not _held_open_by_others(db):
+            # Looked at again: the last holder may have finished its migration and let go
+            # between the look above and this check (a race a loaded machine showed).
+            return half_made(db)
+        time.sleep(0.2)
 
 
 def refuse_half_made(uri: str, db: Path, reason: str | None = None) -> None:
