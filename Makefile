@@ -70,8 +70,8 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 
 # TEST_WORKERS=2 runs two test processes (pytest-xdist, a file each at a time, the long folders
 # first) on the session's one local Ray head: 14 min 58 s against 23 min 32 s for one on 2 cores
-# (2026-12-03, benchmarks/RESULTS.md), but under that load three tests still race (a submitted
-# job, a search killed mid-trial, a store being migrated; issue #28), so the default is one.
+# (2026-12-03, benchmarks/RESULTS.md), but under that load two tests still race (a submitted
+# job, a search killed mid-trial; issue #28), so the default is one.
 TEST_WORKERS ?= 0
 
 test: setup  ## the whole test suite (slow exhaustive checks included)
