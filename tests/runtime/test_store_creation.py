@@ -130,6 +130,16 @@ con.commit()
 """
 
 
+def mid_migration(db: Path) -> None:
+    """A new store as alembic's batch mode leaves it in the middle of a migration."""
+    with sqlite3.connect(db) as con:
+        con.execute("create table experiments (id integer)")
+        con.execute("create table alembic_version (version_num text)")
+        con.execute("insert into alembic_version values ('de4033877273')")
+        con.execute("create table _alembic_tmp_tags (id integer)")
+    con.close()
+
+
 def test_a_store_another_process_is_migrating_is_waited_for_not_refused(tmp_path):
     """Found by the suite: a driver's check ran while another process (an MLflow client
     outside Sparring's lock) migrated the new store, saw alembic's temporary table and refused
@@ -138,12 +148,7 @@ def test_a_store_another_process_is_migrating_is_waited_for_not_refused(tmp_path
 
     db = tmp_path / "mlflow.db"
     uri = f"sqlite:///{db}"
-    with sqlite3.connect(db) as con:  # mid-migration, as alembic's batch mode leaves it
-        con.execute("create table experiments (id integer)")
-        con.execute("create table alembic_version (version_num text)")
-        con.execute("insert into alembic_version values ('de4033877273')")
-        con.execute("create table _alembic_tmp_tags (id integer)")
-    con.close()
+    mid_migration(db)
     holder = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(db)],
         stdin=subprocess.PIPE,
@@ -183,12 +188,7 @@ def test_a_holder_that_finishes_between_the_look_and_the_check_is_not_refused(
     from sparring.runtime import sqlite_store
 
     db = tmp_path / "mlflow.db"
-    with sqlite3.connect(db) as con:
-        con.execute("create table experiments (id integer)")
-        con.execute("create table alembic_version (version_num text)")
-        con.execute("insert into alembic_version values ('de4033877273')")
-        con.execute("create table _alembic_tmp_tags (id integer)")
-    con.close()
+    mid_migration(db)
 
     def finished_just_now(path):
         with sqlite3.connect(path) as done:

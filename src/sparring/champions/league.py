@@ -159,8 +159,9 @@ def play_league(
     pairs = [(i, j) for i in range(len(entrants)) for j in range(i + 1, len(entrants))]
     results: dict[tuple[int, int], np.ndarray] = {}
     todo = []
+    files = {(i, j): pair_path(cache, deal_hash, entrants[i], entrants[j]) for i, j in pairs}
     for i, j in pairs:
-        path, flipped = pair_path(cache, deal_hash, entrants[i], entrants[j])
+        path, flipped = files[(i, j)]
         found = read_pair(path, flipped, len(deals))
         if found is None:
             todo.append((i, j))
@@ -190,7 +191,7 @@ def play_league(
                 soft_wrap=True,
             )
         if not faults:  # a pair with forfeits is played again next time, and said again
-            path, flipped = pair_path(cache, deal_hash, entrants[i], entrants[j])
+            path, flipped = files[(i, j)]
             write_pair(path, flipped, pair)
         results[(i, j)] = pair
     edges = {k: deal_edges(v) for k, v in results.items()}
