@@ -425,13 +425,15 @@ def tracked_run(
         or default_run_name(pipeline, digest, command_line_overrides(), flatten(body))
     )
     run = client.create_run(exp_id, run_name=name, tags=all_tags)
+    logger = RunLogger(client, run.info.run_id, exp_id, Outbox(uri))
+    # the params first, right after the run exists: a kill between the two (they are two
+    # writes to the store) leaves a run without them, so the gap is kept to one call
+    logger.log_params(redact_value(flatten(body)))  # no URL's credentials or query recorded
     for orphan in close_orphans(client, exp_id, pipeline, run.info.run_id):
         print(f"marked run {orphan} KILLED: its driver process is gone")
-    logger = RunLogger(client, run.info.run_id, exp_id, Outbox(uri))
     from sparring.runtime.parallel import code_used, nodes_used  # here: reading runs needs no Ray
 
     nodes_used(reset=True)
-    logger.log_params(redact_value(flatten(body)))  # no URL's credentials or query recorded
     logger.log_text(OmegaConf.to_yaml(OmegaConf.create(redact_value(conf))), "config.yaml")
     try:
         yield logger
