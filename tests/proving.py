@@ -11,6 +11,7 @@ of these kinds or is named, with its reason, as a file no run reads back.
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -256,6 +257,34 @@ def _champion() -> Kind:
     return Kind(make, read, faults=("flip", "cut"), expected=lambda made: made[2])
 
 
+def _store_template() -> Kind:
+    """MLflow's migrated empty store, kept per MLflow version (the ``i``-th file: "version"
+    ``v<i>``, so another's, put in its place, is another version's template)."""
+    from sparring.runtime import store_template
+    from sparring.runtime.tracking import _first_use
+
+    def made_in(directory: Path, version: str) -> bool:
+        old = os.environ.get("SPARRING_CACHE_DIR")
+        os.environ["SPARRING_CACHE_DIR"] = str(directory)
+        try:
+            db = directory / f"store-{version}-{len(list(directory.iterdir()))}.db"
+            return store_template.make_store(db, _first_use, version)
+        finally:
+            if old is None:
+                os.environ.pop("SPARRING_CACHE_DIR", None)
+            else:
+                os.environ["SPARRING_CACHE_DIR"] = old
+
+    def make(directory: Path, i: int) -> tuple[Path, Any]:
+        made_in(directory, f"v{i}")
+        return store_template.template_path(f"v{i}", directory), f"v{i}"
+
+    def read(path: Path, made: Any) -> Any:
+        return made if made_in(path.parent, made) else RECOMPUTED
+
+    return Kind(make, read)
+
+
 KINDS: dict[str, Callable[[], Kind]] = {
     "champion": _champion,
     "dataset": _dataset,
@@ -265,4 +294,5 @@ KINDS: dict[str, Callable[[], Kind]] = {
     "search_state": _search_state,
     "arena_block": _arena_block,
     "evaluator_tables": _evaluator_tables,
+    "store_template": _store_template,
 }

@@ -51,6 +51,7 @@ WRITERS = {
     "sparring.pipelines.arena": "arena_block",  # and the SPRT plot
     "sparring.runtime.storage": "the atomic write every kind above goes through",
     "sparring.runtime.sqlite_store": "mlflow.db: made whole under a temporary name (item 7)",
+    "sparring.runtime.store_template": "store_template",
     "sparring.runtime.tracking": "the store's lock file, never read",
     "sparring.runtime.local_head": "the head's record, checked against the live process",
     "sparring.launch.app": "Hydra's own files, rewritten redacted; read by people",

@@ -198,3 +198,72 @@ def test_a_holder_that_finishes_between_the_look_and_the_check_is_not_refused(
 
     monkeypatch.setattr(sqlite_store, "_held_open_by_others", finished_just_now)
     assert sqlite_store._settled_half_made(db, 60) is None
+
+
+def _schema(db: Path) -> tuple[list, list, list]:
+    """Its tables and indexes (each one's SQL as a sorted set of lines: MLflow's migrations
+    write a table's constraints in an order that varies between two runs), schema version and
+    experiments."""
+    with sqlite3.connect(db) as con:
+        rows = con.execute("select type, name, sql from sqlite_master").fetchall()
+        tables = sorted(
+            (kind, name, sorted(line.strip(" ,") for line in (sql or "").splitlines()))
+            for kind, name, sql in rows
+        )
+        version = con.execute("select version_num from alembic_version").fetchall()
+        experiments = con.execute("select experiment_id, name from experiments").fetchall()
+    return tables, version, experiments
+
+
+def test_a_store_made_from_the_template_is_the_store_mlflow_makes(tmp_path, monkeypatch):
+    """The first new store is migrated by MLflow and kept as the template; the next is a copy
+    of it with the same tables, schema version and Default experiment, whose artifacts go
+    under its own directory (not the one the template was made in), and works as a store."""
+    from mlflow.version import VERSION
+
+    from sparring.runtime import store_template
+    from sparring.runtime.tracking import _first_use
+
+    monkeypatch.setenv("SPARRING_CACHE_DIR", str(tmp_path / "cache"))
+    made = {}
+    for name in ("migrated", "copied"):
+        (tmp_path / name).mkdir()
+        monkeypatch.chdir(tmp_path / name)
+        made[name] = store_template.make_store(tmp_path / name / "mlflow.db", _first_use, VERSION)
+    assert made == {"migrated": False, "copied": True}
+    assert store_template.template_path(VERSION).exists()
+    migrated, copied = tmp_path / "migrated" / "mlflow.db", tmp_path / "copied" / "mlflow.db"
+    assert _schema(copied) == _schema(migrated)
+    assert _schema(copied)[2] == [(0, "Default")]
+    client = MlflowClient(f"sqlite:///{copied}")
+    default = client.get_experiment("0")
+    assert Path(default.artifact_location.removeprefix("file://")) == tmp_path / "copied/mlruns/0"
+    assert client.create_experiment("next") == "1"  # as in a store MLflow made
+    run = client.create_run("1").info.run_id
+    client.log_param(run, "seed", "7")
+    assert client.get_run(run).data.params == {"seed": "7"}
+
+
+def test_a_template_mlflow_refuses_is_not_used_and_is_made_again(tmp_path, monkeypatch):
+    """A template whose digest matches but whose schema this MLflow does not know (another
+    version's, say): the store is migrated from nothing and the template made anew."""
+    from mlflow.version import VERSION
+
+    from sparring.runtime import store_template
+    from sparring.runtime.datasets import read_verified, write_with_digest
+    from sparring.runtime.tracking import _first_use
+
+    monkeypatch.setenv("SPARRING_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    store_template.make_store(tmp_path / "first.db", _first_use, VERSION)
+    template = store_template.template_path(VERSION)
+    foreign = tmp_path / "foreign.db"
+    shutil.copyfile(template, foreign)
+    with sqlite3.connect(foreign) as con:
+        con.execute("update alembic_version set version_num = 'f00dbeef0000'")
+    write_with_digest(template, foreign.read_bytes())
+    assert store_template.make_store(tmp_path / "second.db", _first_use, VERSION) is False
+    assert _schema(tmp_path / "second.db") == _schema(tmp_path / "first.db")
+    assert read_verified(template) is not None and _schema(template)[1] == _schema(
+        tmp_path / "first.db"
+    )[1]

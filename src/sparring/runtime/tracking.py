@@ -50,6 +50,7 @@ from sparring.runtime.sqlite_store import (
     refused_if_half_migrated,
 )
 from sparring.runtime.storage import Location, locate
+from sparring.runtime.store_template import make_store
 
 _BATCH = 200  # MLflow accepts up to 1000 metrics / 100 params per batch
 _PARAM_BATCH = 100
@@ -142,8 +143,16 @@ def bound_http_requests(tracking: Mapping[str, Any]) -> None:
 
 
 def _create(uri: str) -> None:
-    """Create the tables of a new SQLite store at ``uri`` (the client's store does on its first
-    use), then close its connections: the file is renamed next."""
+    """Create the tables of a new SQLite store at ``uri``: a copy of this MLflow's migrated
+    empty store when one is kept (``store_template``), else migrated from nothing."""
+    from mlflow.version import VERSION
+
+    make_store(Path(uri[len("sqlite:///") :]), _first_use, VERSION)
+
+
+def _first_use(uri: str) -> None:
+    """MLflow's first use of the store at ``uri`` (it migrates a new one, checks the schema
+    and adds the Default experiment), then close its connections: the file is renamed next."""
     from mlflow.store.tracking.sqlalchemy_store import SqlAlchemyStore
 
     try:
