@@ -170,10 +170,18 @@ def stop_ray_node(proc: subprocess.Popen, grace_s: float = 60.0) -> None:
     proc.wait(timeout=30)
 
 
+# `ray start` hands its workers ports from 10002 up, checked free one by one: two raylets on
+# one machine (a test's cluster beside the session's Ray, the nodes of `local_cluster`) check
+# the same port, and the worker that binds second dies, a job's driver with it (a submitted
+# job FAILED before its run, seen under two test workers). Port 0: each binds a port the OS
+# picks, as `ray.init` does.
+RANDOM_WORKER_PORTS = ["--min-worker-port=0", "--max-worker-port=0"]
+
+
 def _ray_start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
     with open(log, "w") as out:
         return subprocess.Popen(
-            [str(BIN / "ray"), "start", *args, "--block"],
+            [str(BIN / "ray"), "start", *args, *RANDOM_WORKER_PORTS, "--block"],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,

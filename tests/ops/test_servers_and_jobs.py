@@ -10,7 +10,7 @@ from mlflow.tracking import MlflowClient
 from sparring.launch.submit import EXCLUDES
 from sparring.runtime.tracking import tracked_run
 from tests.commands import BIN, ROOT
-from tests.services import free_port, stop_ray_node, wait_for
+from tests.services import RANDOM_WORKER_PORTS, free_port, stop_ray_node, wait_for
 
 
 def test_a_run_is_logged_through_the_tracking_server(mlflow_server, tmp_path):
@@ -48,6 +48,7 @@ def test_job_submitted_to_a_real_head_succeeds_and_logs_to_mlflow(tmp_path):
             f"--dashboard-agent-listen-port={free_port()}",
             "--node-ip-address=127.0.0.1",
             "--include-dashboard=true",
+            *RANDOM_WORKER_PORTS,
             "--block",
         ],
         env=env,
