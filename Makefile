@@ -75,10 +75,10 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 TEST_WORKERS ?= 0
 
 test: setup  ## the whole test suite (slow exhaustive checks included)
-	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(filter-out 0,$(TEST_WORKERS)),--dist loadfile) --durations=15
+	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(filter-out 0,$(TEST_WORKERS)),--dist loadfile --no-loadscope-reorder) --durations=15
 
 test-fast: setup  ## the test suite without the slow exhaustive checks
-	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(filter-out 0,$(TEST_WORKERS)),--dist loadfile) -m "not slow"
+	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(filter-out 0,$(TEST_WORKERS)),--dist loadfile --no-loadscope-reorder) -m "not slow"
 
 lint: setup  ## ruff and mypy (type checks over src/)
 	$(VENV)/bin/ruff check .

@@ -46,7 +46,8 @@ settings.load_profile("ci")
 # suite's time), in the order they run first. With two test workers (`make test`), each takes a
 # test file at a time: the long files first and the many short ones last, so both workers stay
 # busy to the end (longest first), instead of one finishing its share of unit tests while the
-# other is still in a 90-second file.
+# other is still in a 90-second file. (xdist's loadfile would hand out the files with the most
+# tests first, whatever this order: the Makefile passes --no-loadscope-reorder.)
 LONG_FIRST = ("tests/ops", "tests/tuning", "tests/runtime", "tests/arena", "tests/config")
 
 
