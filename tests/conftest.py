@@ -115,12 +115,14 @@ def pipeline_config(mlflow_store, tmp_path):
     return make
 
 
-@pytest.fixture
-def mlflow_server(tmp_path):
-    """A real MLflow tracking server on 127.0.0.1 (its own sqlite store); yields its URL."""
+@pytest.fixture(scope="session")
+def mlflow_server(tmp_path_factory):
+    """A real MLflow tracking server on 127.0.0.1 (its own sqlite store), one for the session
+    (a start costs ~8 CPU-seconds): its tests name their own experiments, models and claims.
+    Yields its URL. (Tests that stop and restart a server start their own.)"""
     from tests.services import mlflow_server as serve
 
-    with serve(tmp_path / "mlflow-server") as url:
+    with serve(tmp_path_factory.mktemp("mlflow-server")) as url:
         yield url
 
 

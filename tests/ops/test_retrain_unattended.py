@@ -70,7 +70,7 @@ def claimant(uri: str, key: str, start: float | str, hold: float) -> subprocess.
 
 
 def test_of_claimants_started_together_exactly_one_holds_the_claim(mlflow_server):
-    key = claim_key(MODEL, "retrain", "2026-12-01")
+    key = claim_key(MODEL, "retrain", "started-together")  # the session's server: its own id
     procs = [claimant(mlflow_server, key, "go", hold=6) for _ in range(4)]
     assert [p.stdout.readline() for p in procs] == ["READY\n"] * 4  # all imported and waiting
     for p in procs:  # released together
@@ -148,7 +148,7 @@ def retrain(uri: str, tmp: Path, *extra: str, model: str = MODEL) -> subprocess.
 def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
     url, received = webhook
     client = MlflowClient(mlflow_server)
-    seed_run = client.create_run(client.create_experiment("seed"))
+    seed_run = client.create_run(client.create_experiment("seed-cron"))
     log_champion(client, seed_run.info.run_id, tight_aggressive(), {"table_size": 6})
     register(client, MODEL, seed_run.info.run_id, "champion")
 
@@ -184,6 +184,7 @@ def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
     assert challenger.data.tags["mlflow.parentRunId"] == decision.info.run_id
     assert client.get_experiment_by_name("evolve") is None  # nothing leaks into `evolve`
     assert decision.info.run_id == posted["run_id"]
+    assert decision.data.params["registry.model_name"] == MODEL  # (what the refusals filter by)
     assert decision.data.tags["notify"] == "sent"
     # What it prints: the challenger's table titled as such, and the decision run (with its
     # link) last, after the nested evolve's run.
@@ -228,15 +229,18 @@ def test_a_retrain_without_a_champion_is_refused_before_any_run(mlflow_server, w
     )
     assert nothing.stderr.strip() == f"error: {reason}"
     # A champion of another table size: refused the same way.
-    seed_run = client.create_run(client.create_experiment("seed"))
+    seed_run = client.create_run(client.create_experiment("seed-nine"))
     log_champion(client, seed_run.info.run_id, tight_aggressive(), {"table_size": 9})
     register(client, "nine-seats", seed_run.info.run_id, "champion")
     other = retrain(mlflow_server, tmp_path, f"notify.url={url}", model="nine-seats")
     assert other.returncode == 2, other.stderr[-3000:]
     assert other.stderr.strip() == "error: the champion plays 9 seats; table_size=6"
 
-    experiment = client.get_experiment_by_name("retrain")
-    assert experiment is None or client.search_runs([experiment.experiment_id]) == []
+    experiment = client.get_experiment_by_name("retrain")  # (the session's server: another
+    # test's retrain may have made it) no run of either refused model
+    runs = client.search_runs([experiment.experiment_id]) if experiment else []
+    refused = {"no-champion", "nine-seats"}
+    assert [r for r in runs if r.data.params.get("registry.model_name") in refused] == []
     assert [(r["decision"], r["exit_status"], r["model"]) for r in received] == [
         ("refused", 2, "no-champion"),
         ("refused", 2, "nine-seats"),
