@@ -137,7 +137,6 @@ def retrain(uri: str, tmp: Path, *extra: str, model: str = MODEL) -> subprocess.
         f"deals.root={tmp / 'deals'}",
         f"retrain.checkpoint_root={tmp / 'ck'}",
         f"checkpoint_root={tmp / 'evolve-ck'}",
-        "ray.num_cpus=1",
         f"hydra.run.dir={tmp / 'hydra'}",
         *extra,
         cwd=tmp,
