@@ -263,24 +263,34 @@ def _store_template() -> Kind:
     from sparring.runtime import store_template
     from sparring.runtime.tracking import _first_use
 
-    def made_in(directory: Path, version: str) -> bool:
+    def made_in(directory: Path, version: str) -> str:
+        """A new store made with ``directory`` as the cache: "copied" when MLflow's first use
+        ran on a copy of the template (whether or not MLflow then took it), else "migrated"."""
         old = os.environ.get("SPARRING_CACHE_DIR")
         os.environ["SPARRING_CACHE_DIR"] = str(directory)
+        db = directory / f"store-{version}-{len(list(directory.iterdir()))}.db"
+        copied = []
+
+        def first_use(uri: str) -> None:
+            copied.append(db.exists() and db.stat().st_size > 0)
+            _first_use(uri)
+
         try:
-            db = directory / f"store-{version}-{len(list(directory.iterdir()))}.db"
-            return store_template.make_store(db, _first_use, version)
+            store_template.make_store(db, first_use, version)
         finally:
             if old is None:
                 os.environ.pop("SPARRING_CACHE_DIR", None)
             else:
                 os.environ["SPARRING_CACHE_DIR"] = old
+        return "copied" if copied[0] else "migrated"
 
     def make(directory: Path, i: int) -> tuple[Path, Any]:
         made_in(directory, f"v{i}")
         return store_template.template_path(f"v{i}", directory), f"v{i}"
 
     def read(path: Path, made: Any) -> Any:
-        return made if made_in(path.parent, made) else RECOMPUTED
+        # a damaged template copied into a store is used, even when MLflow then refuses it
+        return made if made_in(path.parent, made) == "copied" else RECOMPUTED
 
     return Kind(make, read)
 

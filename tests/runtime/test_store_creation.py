@@ -26,12 +26,23 @@ TOUCH = (
 )
 
 
-def test_a_disk_that_fills_during_creation_leaves_no_store_and_a_rerun_creates_it(tmp_path):
+@pytest.mark.parametrize("template", [False, True], ids=["migrated", "from-the-template"])
+def test_a_disk_that_fills_during_creation_leaves_no_store_and_a_rerun_creates_it(
+    tmp_path, monkeypatch, template
+):
+    """MLflow's migration, or the copy of the kept template (``store_template``), meets a full
+    disk: one line that says so, no store left, and the same command makes it once there is
+    room."""
+    cache = tmp_path / "cache"  # no template yet, or one made here first
+    monkeypatch.setenv("SPARRING_CACHE_DIR", str(cache))
+    if template:
+        open_store(f"sqlite:///{tmp_path / 'first.db'}")
+        assert any(cache.glob("mlflow-*.db"))
     with small_disk(tmp_path / "disk", size_kib=2048, free_kib=400) as disk:  # a store: ~930 KiB
         uri = f"sqlite:///{disk / 'mlflow.db'}"
         with pytest.raises(Exception) as raised:
             open_store(uri)
-        assert "disk is full" in one_line(raised.value) or "no space" in one_line(raised.value)
+        assert one_line(raised.value).startswith("the tracking store's disk is full")
         assert sorted(p.name for p in disk.iterdir()) == [".filler", "mlflow.db.lock"]
         (disk / ".filler").unlink()
         check_tracking(uri)
@@ -211,7 +222,13 @@ def _schema(db: Path) -> tuple[list, list, list]:
             for kind, name, sql in rows
         )
         version = con.execute("select version_num from alembic_version").fetchall()
-        experiments = con.execute("select experiment_id, name from experiments").fetchall()
+        experiments = con.execute(
+            "select experiment_id, name, lifecycle_stage, workspace from experiments"
+        ).fetchall()
+        # every other table's rows whole (the workspace MLflow's migration adds, say)
+        for kind, name, _ in sorted(rows):
+            if kind == "table" and name not in ("experiments", "alembic_version"):
+                experiments += [(name, *row) for row in con.execute(f'select * from "{name}"')]
     return tables, version, experiments
 
 
@@ -234,7 +251,8 @@ def test_a_store_made_from_the_template_is_the_store_mlflow_makes(tmp_path, monk
     assert store_template.template_path(VERSION).exists()
     migrated, copied = tmp_path / "migrated" / "mlflow.db", tmp_path / "copied" / "mlflow.db"
     assert _schema(copied) == _schema(migrated)
-    assert _schema(copied)[2] == [(0, "Default")]
+    assert _schema(copied)[2][0] == (0, "Default", "active", "default")
+    assert ("workspaces", "default") in [row[:2] for row in _schema(copied)[2]]
     client = MlflowClient(f"sqlite:///{copied}")
     default = client.get_experiment("0")
     assert Path(default.artifact_location.removeprefix("file://")) == tmp_path / "copied/mlruns/0"
@@ -267,3 +285,20 @@ def test_a_template_mlflow_refuses_is_not_used_and_is_made_again(tmp_path, monke
     assert read_verified(template) is not None and _schema(template)[1] == _schema(
         tmp_path / "first.db"
     )[1]
+
+
+def test_a_template_that_cannot_be_read_only_costs_the_time(tmp_path, monkeypatch):
+    """A cache entry that is no readable file (here a directory under the template's name,
+    with a digest beside it): the store is migrated as if there were no template."""
+    from mlflow.version import VERSION
+
+    from sparring.runtime import store_template
+    from sparring.runtime.tracking import _first_use
+
+    monkeypatch.setenv("SPARRING_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.chdir(tmp_path)
+    template = store_template.template_path(VERSION)
+    template.mkdir(parents=True)
+    template.with_name(template.name + ".sha256").write_text(f"{'0' * 64}  {template.name}\n")
+    assert store_template.make_store(tmp_path / "mlflow.db", _first_use, VERSION) is False
+    assert _schema(tmp_path / "mlflow.db")[2][0] == (0, "Default", "active", "default")

@@ -17,6 +17,7 @@ that MLflow refuses. A cache that cannot be written (a read-only home) only cost
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import sqlite3
@@ -25,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sparring.runtime.datasets import read_verified, write_with_digest
+from sparring.runtime.storage import FULL
 
 
 def cache_dir() -> Path:
@@ -44,32 +46,51 @@ def make_store(db: Path, migrate: Callable[[str], None], version: str) -> bool:
     which the template is kept. Returns whether the template was used."""
     uri = f"sqlite:///{db}"
     template = template_path(version)
-    data = read_verified(template)
+    try:
+        data = read_verified(template)
+    except OSError:  # a cache that cannot be read (permissions, I/O): made the slow way
+        data = None
     if data is not None:
-        db.write_bytes(data)
+        try:
+            db.write_bytes(data)
+        except OSError as exc:
+            if exc.errno in FULL:  # said as MLflow's own migration would have met it
+                raise sqlite3.OperationalError("database or disk is full") from exc
+            raise
         try:
             migrate(uri)
             return True
         except Exception:  # an MLflow that refuses it: made the slow way, and kept anew
             db.unlink(missing_ok=True)
     migrate(uri)
-    keep(db, template)
+    keep(db, template, replace=data is not None)
     return False
 
 
-def keep(db: Path, template: Path) -> None:
+def keep(db: Path, template: Path, replace: bool = False) -> None:
     """Save a copy of the new, still empty store ``db`` as ``template`` (atomically, its
-    digest beside it), without its Default experiment. Best effort: a failure is ignored."""
+    digest beside it), without its Default experiment. One process at a time (two migrations
+    differ in bytes: interleaved, one's digest would sit beside the other's file), and not
+    over a good one another process kept meanwhile unless told to ``replace`` it (MLflow
+    refused it). Best effort: a failure is ignored."""
     with contextlib.suppress(OSError, sqlite3.Error):
         template.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=template.parent) as work:
-            emptied = Path(work) / "store.db"
-            shutil.copyfile(db, emptied)
-            with contextlib.closing(sqlite3.connect(emptied)) as con:
-                with con:  # one transaction
-                    if con.execute("select count(*) from runs").fetchone()[0]:
-                        return  # not the empty store it should be: keep nothing
-                    con.execute("delete from experiment_tags where experiment_id = 0")
-                    con.execute("delete from experiments where experiment_id = 0")
-                con.execute("vacuum")  # the deleted row's directory name goes with its page
-            write_with_digest(template, emptied.read_bytes())
+        with open(template.with_name(template.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if replace or read_verified(template) is None:
+                _write_template(db, template)
+
+
+def _write_template(db: Path, template: Path) -> None:
+    """``db`` emptied of its Default experiment, compacted, written as ``template``."""
+    with tempfile.TemporaryDirectory(dir=template.parent) as work:
+        emptied = Path(work) / "store.db"
+        shutil.copyfile(db, emptied)
+        with contextlib.closing(sqlite3.connect(emptied)) as con:
+            with con:  # one transaction
+                if con.execute("select count(*) from runs").fetchone()[0]:
+                    return  # not the empty store it should be: keep nothing
+                con.execute("delete from experiment_tags where experiment_id = 0")
+                con.execute("delete from experiments where experiment_id = 0")
+            con.execute("vacuum")  # the deleted row's directory name goes with its page
+        write_with_digest(template, emptied.read_bytes())
