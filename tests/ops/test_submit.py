@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import time
 from collections.abc import Iterator
@@ -338,6 +339,14 @@ def test_a_submitted_handgen_job_reads_the_shipped_package_data_and_links_its_jo
 
 def test_a_plain_ray_job_submit_with_ray_local_joins_the_jobs_cluster(head, tmp_path):
     job_id = f"plain-{int(time.time())}"
+    # A checkout of its own (the tracked files): Ray hashes a working_dir twice, once to name
+    # its package and once while uploading it, and a file another test process writes under
+    # this checkout in between leaves the job naming a package that was never uploaded.
+    checkout = tmp_path / "checkout"
+    for source in _tracked():
+        target = checkout / source.relative_to(ROOT)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
     done = subprocess.run(
         [
             str(BIN / "ray"),
@@ -348,7 +357,7 @@ def test_a_plain_ray_job_submit_with_ray_local_joins_the_jobs_cluster(head, tmp_
             "--submission-id",
             job_id,
             "--working-dir",
-            str(ROOT),
+            str(checkout),
             "--",
             "python",
             "pipelines/equity.py",
@@ -359,14 +368,15 @@ def test_a_plain_ray_job_submit_with_ray_local_joins_the_jobs_cluster(head, tmp_
             f"output={tmp_path / 'eq.parquet'}",
             *_store(tmp_path),
         ],
-        cwd=ROOT,
+        cwd=checkout,
         env=head.env,
         capture_output=True,
         text=True,
         timeout=600,
     )
     said = done.stdout + done.stderr
-    assert done.returncode == 0 and "succeeded" in said, said[-3000:]
+    # (the job's own lines are on stdout, Ray's packaging logs on stderr: a tail of each)
+    assert done.returncode == 0 and "succeeded" in said, done.stdout[-2500:] + done.stderr[-800:]
     assert "Traceback" not in said and "RuntimeEnvSetupError" not in said
     assert read_table(tmp_path / "eq.parquet", PREFLOP_SPEC).num_rows == 1
     run = _run_of(tmp_path, "equity", job_id)
