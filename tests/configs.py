@@ -19,7 +19,7 @@ SMALL_EVOLVE = (
     "seed=3",
 )
 # ... run as a command and acted on mid-run (a signal, a lost server): add ga.generations=.
-TINY_EVOLVE = (*SMALL_EVOLVE, "registry.register=false", "ray.num_cpus=1")
+TINY_EVOLVE = (*SMALL_EVOLVE, "registry.register=false")  # on the session's Ray head
 
 
 def compose_config(name: str, *overrides: str):

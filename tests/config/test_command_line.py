@@ -125,7 +125,6 @@ def test_ctrl_c_is_one_line_exit_130_and_a_killed_run(tmp_path, deals_root, resu
         "deals.heldout=10",
         "deals.equity_trials=20",
         f"deals.root={deals_root}",
-        "ray.num_cpus=1",
         "registry.register=false",
         f"resume={resume}",
         f"tracking.uri=sqlite:///{db}",

@@ -22,7 +22,6 @@ def test_two_point_sweep_is_grouped_under_a_parent_run(tmp_path):
         "opponents=[1]",
         f"tracking.uri={db}",
         f"output={tmp_path / 'eq.parquet'}",
-        "ray.num_cpus=2",
         f"hydra.sweep.dir={tmp_path}/mr",
         cwd=tmp_path,
         timeout=300,

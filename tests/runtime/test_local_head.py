@@ -169,3 +169,36 @@ def test_an_idle_head_ends_itself_and_removes_its_file(tmp_path, monkeypatch):
     assert not _wait_gone(tree, 90)
     assert local_head.read(home) is None
     assert "idle for 2 s: stopping" in (home / "head.log").read_text()
+
+
+LEAK_PROBE = (
+    "import os, ray; from sparring.runtime.ray_session import init_ray; init_ray({}); "
+    "print(ray.get(ray.remote(lambda: os.environ.get('SPARRING_SWEEP_ID', '-')).remote()))"
+)
+
+
+def test_the_variables_of_the_driver_that_started_the_head_reach_no_later_driver(tmp_path):
+    """A head started by a sweep's driver (its sweep id in the environment): the tasks of a
+    later driver without one do not see it (a search after a sweep had its trials tagged with
+    that sweep's id); a driver that sets its own gets its own."""
+    home = tmp_path / "head"
+    try:
+        seen = []
+        for sweep_id in ("the-first-sweep", None, "another"):
+            env = _env(home)
+            env.pop("SPARRING_SWEEP_ID", None)
+            if sweep_id:
+                env["SPARRING_SWEEP_ID"] = sweep_id
+            probe = subprocess.run(
+                [sys.executable, "-c", LEAK_PROBE],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert probe.returncode == 0, probe.stderr[-2000:]
+            seen.append(probe.stdout.strip().splitlines()[-1])
+        assert seen == ["the-first-sweep", "-", "another"]
+        assert (home / "head.log").read_text().count("local Ray head") == 1  # one head for all
+    finally:
+        local_head.stop(home)

@@ -196,7 +196,6 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
         f"storage={tmp_path / 'tune'}",
         f"best_dir={tmp_path / 'best'}",
         f"tracking.uri={uri}",
-        "ray.num_cpus=2",
     ]
     env = {"RAY_USAGE_STATS_ENABLED": "0"}
     first = start_pipeline(
@@ -357,7 +356,7 @@ def test_sigterm_stops_a_search_as_ctrl_c_does(tmp_path):
     args = [
         "hparams_search=ga_smoke", "hparams_search.scheduler.asha=false", "trials=20",
         "concurrency=1", "search_id=term", f"storage={tmp_path / 'tune'}",
-        f"best_dir={tmp_path / 'best'}", f"tracking.uri={uri}", "ray.num_cpus=2",
+        f"best_dir={tmp_path / 'best'}", f"tracking.uri={uri}",
     ]  # fmt: skip
     env = {"RAY_USAGE_STATS_ENABLED": "0"}
     proc = start_pipeline("tune", *args, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,

@@ -36,7 +36,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -168,7 +168,7 @@ def _start(where: Path, num_cpus: int | None) -> Head:
             start_new_session=True,
             cwd="/",
             env={
-                **os.environ,
+                **head_environment(os.environ),
                 "RAY_USAGE_STATS_ENABLED": "0",
                 # Token auth as Ray 2.60 defaults to for a new local Ray, but said explicitly:
                 # a joining driver with RAY_AUTH_MODE unset would otherwise try without one.
@@ -192,6 +192,20 @@ def _start(where: Path, num_cpus: int | None) -> Head:
         f"the local Ray head did not start within {START_TIMEOUT_S:.0f} s (the machine may be "
         f"overloaded; log: {log_file(where)}); retry later, or use ray=embedded"
     )
+
+
+def head_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """What the head (and so every worker it starts) inherits of the environment of the driver
+    that happened to start it: not that driver's own variables (``PASSED_ENV``: a sweep's id,
+    a submitted commit, its credentials, its import path), which each driver gives its own
+    workers (``driver_runtime_env``); left in the head, they would reach the workers of every
+    later driver that does not set them (a search after a sweep tagged its trials with the
+    sweep's id). The head's own settings (``SPARRING_RAY_*``) stay."""
+    return {
+        key: value
+        for key, value in environ.items()
+        if not key.startswith(PASSED_ENV) or key.startswith("SPARRING_RAY_")
+    }
 
 
 def _last_line(path: Path) -> str:
