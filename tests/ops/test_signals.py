@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
+import time
 
 import pytest
 from mlflow.tracking import MlflowClient
@@ -47,3 +49,33 @@ def test_a_signal_ends_evolve_like_ctrl_c(tmp_path, signum):
     client = MlflowClient(f"sqlite:///{db}")
     [run] = client.search_runs([client.get_experiment_by_name("evolve").experiment_id])
     assert run.info.status == "KILLED"
+
+
+def _sleep(seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def test_a_sigterm_while_the_driver_waits_inside_ray_is_still_a_termination(ray_session):
+    """The SIGTERM of a driver waiting in ``ray.get``: our handler raises ``Terminated`` there,
+    Ray raises a plain ``KeyboardInterrupt`` in its place (so a run ended 130, "interrupted",
+    now and then), and ``termination`` still tells it was SIGTERM: exit 143."""
+    import ray
+
+    from sparring.runtime import signals
+
+    before = signal.getsignal(signal.SIGTERM)
+    signals.handle_termination()
+    ref = ray.remote(_sleep).remote(60)
+    timer = threading.Timer(2.0, os.kill, (os.getpid(), signal.SIGTERM))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            ray.get(ref)
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGTERM, before)
+        ray.cancel(ref, force=True)
+    ended = signals.termination(caught.value)
+    signals._received.clear()
+    assert ended is not None and ended.signum == signal.SIGTERM and ended.exit_status == 143
+    assert signals.termination(KeyboardInterrupt()) is None  # a Ctrl-C is a Ctrl-C

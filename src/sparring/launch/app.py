@@ -33,7 +33,7 @@ from sparring.launch.help import wants_help
 from sparring.launch.preflight import check_tracking
 from sparring.runtime import checkout
 from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line, reader_gone
-from sparring.runtime.signals import Terminated, handle_termination
+from sparring.runtime.signals import handle_termination, termination
 
 RESUME_HINT = "interrupted; run the same command again to resume"
 
@@ -120,10 +120,11 @@ def launch(
             task()
     except KeyboardInterrupt as stop:
         resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
-        said = f"terminated ({stop})" if isinstance(stop, Terminated) else "interrupted"
+        ended = termination(stop)  # (a SIGTERM that Ray re-raised as a plain Ctrl-C too)
+        said = f"terminated ({ended})" if ended else "interrupted"
         hint = RESUME_HINT.replace("interrupted", said) if resumes else said
         print(hint, file=sys.stderr)
-        sys.exit(stop.exit_status if isinstance(stop, Terminated) else EXIT_INTERRUPTED)
+        sys.exit(ended.exit_status if ended else EXIT_INTERRUPTED)
     sys.exit(resolve(exit_status)(results[0]) if exit_status and len(results) == 1 else 0)
 
 

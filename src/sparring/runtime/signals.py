@@ -32,13 +32,25 @@ class Terminated(KeyboardInterrupt):
 
 _pending: list[int] = []  # signals that arrived inside ``deferred``, raised at its end
 _depth = [0]  # how many ``deferred`` blocks the main thread is in
+_received: list[int] = []  # every SIGTERM / SIGHUP handled, in order
 
 
 def _raise(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
     if _depth[0]:
         _pending.append(signum)
         return
     raise Terminated(signum)
+
+
+def termination(stop: KeyboardInterrupt) -> Terminated | None:
+    """The ``Terminated`` that ``stop`` stands for, or None for a Ctrl-C. A signal that arrives
+    while the driver waits inside Ray (``ray.get``, ``ray.wait``) is raised there, and Ray
+    raises a plain ``KeyboardInterrupt`` of its own in its place: the signal is then known
+    only from what the handler received."""
+    if isinstance(stop, Terminated):
+        return stop
+    return Terminated(_received[-1]) if _received else None
 
 
 @contextmanager
