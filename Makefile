@@ -69,7 +69,7 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	@echo "The local Ray head stays up for later pipelines (10 idle minutes); end it now with: $(PY) -m sparring.cli ray stop"
 
 # Two test processes (pytest-xdist, a file each at a time, the long folders first) on the
-# session's one local Ray head: about 15 minutes on 2 cores against 24-25 for one
+# session's one local Ray head: 13-15 minutes on 2 cores against 24-25 for one
 # (benchmarks/RESULTS.md). TEST_WORKERS=0: one process, the collected order.
 TEST_WORKERS ?= 2
 
