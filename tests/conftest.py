@@ -76,8 +76,52 @@ def ray_session():
     shutdown_ray()
 
 
+# What the suite may leave in the repository: pytest's, hypothesis's and Python's own caches.
+# Anything else a test wrote there (an MLflow client's default ./mlruns, a pipeline's outputs/)
+# belongs in its tmp_path, and a file appearing under the repository mid-session also changes what
+# a submitted job ships (Ray hashes a working_dir twice).
+_CACHES = (".pytest_cache/", ".hypothesis/", "__pycache__/", ".ruff_cache/", ".mypy_cache/")
+
+
+def _untracked() -> set[str] | None:
+    """The repository's untracked and ignored paths (as git lists them), None without git."""
+    import subprocess
+
+    try:
+        listed = subprocess.run(
+            ["git", "status", "--porcelain", "--ignored", "--untracked-files=normal"],
+            cwd=_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    paths = {line[3:] for line in listed.splitlines() if line[:2] in ("??", "!!")}
+    return {p for p in paths if not any(p.endswith(c) or f"/{c}" in p for c in _CACHES)}
+
+
+def pytest_sessionstart(session):
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # the controller (or the only process)
+        session.config._untracked_at_start = _untracked()
+
+
 def pytest_sessionfinish(session, exitstatus):
-    """End the session's local Ray head (by its PID), whichever test started it."""
+    """Fail a session whose tests left files in the repository; end the session's local Ray head
+    (by its PID), whichever test started it."""
+    before = getattr(session.config, "_untracked_at_start", None)
+    after = _untracked() if before is not None else None
+    if after is not None and after - before:
+        left = ", ".join(sorted(after - before))
+        report = session.config.pluginmanager.get_plugin("terminalreporter")
+        report.ensure_newline()
+        report.write_line(
+            f"error: the tests left files in the repository (tests write under tmp_path): {left}",
+            red=True,
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
     from sparring.runtime import local_head
 
     if _OWN_RAY_HOME:

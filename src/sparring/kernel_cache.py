@@ -16,6 +16,8 @@ import os
 import sys
 from pathlib import Path
 
+from sparring.runtime import caches
+
 PACKAGE = Path(__file__).resolve().parent
 
 
@@ -31,8 +33,7 @@ def sources_digest(package: Path = PACKAGE) -> str:
 
 
 def cache_root() -> Path:
-    configured = os.environ.get("SPARRING_KERNEL_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "sparring" / "kernels"
+    return caches.kernel_root()
 
 
 def configure() -> Path:

@@ -18,6 +18,7 @@ from sparring.arena.agents import FirstAgent, make, parse
 from sparring.arena.play import play_game
 from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import AgentFault, Limits, Program, live_members, network_isolation
+from sparring.poker import tables
 from sparring.runtime.subreaper import descendants
 from sparring.runtime.subreaper import running as alive
 
@@ -212,9 +213,43 @@ def test_the_bot_gets_a_bare_environment_and_a_private_directory(tmp_path, monke
     program.send({"type": "start"}, deadline)
     seen = program.receive(deadline)
     assert "AWS_SECRET_ACCESS_KEY" not in seen["env"]
-    assert set(seen["env"]) <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "LC_CTYPE"}
+    assert set(seen["env"]) <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "LC_CTYPE", *CACHES}
     assert seen["cwd"] == str(program.workdir) and program.workdir.name.startswith("sparring-agent")
     program.close()
+
+
+CACHES = ("SPARRING_CACHE_DIR", "SPARRING_KERNEL_CACHE")
+
+
+def test_a_sparring_program_in_a_seat_uses_the_arenas_caches(tmp_path, monkeypatch):
+    """Its HOME is a fresh directory, yet it finds the kernels and tables the arena's own
+    processes made: nothing is compiled or built into its HOME (~2 CPU-seconds a start)."""
+    monkeypatch.setenv("SPARRING_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SPARRING_KERNEL_CACHE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    play = (
+        "import json, os, sys\n"
+        "from sparring.poker.game import Holdem\n"
+        "Holdem(3).new_state(1)\n"  # the engine's kernels and the evaluator's tables
+        "sys.stdin.readline()\n"
+        "home = os.environ['HOME']\n"
+        "made = sorted(os.path.relpath(os.path.join(d, f), home)"
+        " for d, _, fs in os.walk(home) for f in fs)\n"
+        "env = {k: os.environ.get(k) for k in ('SPARRING_CACHE_DIR', 'SPARRING_KERNEL_CACHE')}\n"
+        "print(json.dumps({'env': env, 'made': made}), flush=True)"
+    )
+    program = Program([sys.executable, "-c", play], Limits(start_s=60, memory_mb=4096), "seat")
+    program.start()
+    deadline = time.monotonic() + 60
+    program.send({"type": "start"}, deadline)
+    seen = program.receive(deadline)
+    program.close()
+    assert seen["env"] == {
+        "SPARRING_CACHE_DIR": str(tmp_path / "cache"),
+        "SPARRING_KERNEL_CACHE": str(Path.home() / ".cache" / "sparring" / "kernels"),
+    }
+    assert seen["made"] == []  # without the caches' paths: .cache/sparring/kernels/..., tables
+    assert tables.cache_path().parent == tmp_path / "cache" and tables.cache_path().exists()
 
 
 @pytest.mark.skipif(network_isolation() is None, reason="no network namespaces on this machine")

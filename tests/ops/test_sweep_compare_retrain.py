@@ -9,6 +9,7 @@ from sparring.pipelines.compare import compare
 from sparring.pipelines.retrain import run as retrain
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.runtime.config import ConfigError
+from sparring.runtime.tracking import experiment_id
 from tests.commands import run_pipeline
 
 
@@ -59,11 +60,8 @@ TINY = (
 
 def registered(cfg, chromosome, name):
     client = MlflowClient(cfg.tracking.uri)
-    exp = (
-        client.create_experiment(f"seed-{name}")
-        if client.get_experiment_by_name(f"seed-{name}") is None
-        else client.get_experiment_by_name(f"seed-{name}").experiment_id
-    )
+    # its artifacts beside the store (a bare create_experiment would write ./mlruns in the cwd)
+    exp = experiment_id(client, f"seed-{name}", {"artifact_root": cfg.tracking.artifact_root})
     run = client.create_run(exp)
     log_champion(client, run.info.run_id, chromosome, {"table_size": 6})
     client.set_terminated(run.info.run_id)

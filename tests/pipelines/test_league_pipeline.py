@@ -10,6 +10,7 @@ from sparring.champions.registry import log_champion, register
 from sparring.pipelines.league import run
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.runtime.config import metric_name
+from sparring.runtime.tracking import experiment_id
 from tests.configs import config_error
 
 
@@ -27,7 +28,7 @@ def test_versions_and_baselines_are_rated_and_tagged(ray_session, pipeline_confi
         f"league.cache_dir={tmp_path / 'cache'}",
     )
     client = MlflowClient(cfg.tracking.uri)
-    exp = client.create_experiment("league-seeds")
+    exp = experiment_id(client, "league-seeds", {"artifact_root": cfg.tracking.artifact_root})
     for chromosome in (calling_station(), tight_aggressive()):
         source = client.create_run(exp).info.run_id
         log_champion(client, source, chromosome, {"table_size": 6})
@@ -84,7 +85,8 @@ def test_agent_specs_enter_the_league(ray_session, pipeline_config, tmp_path, ca
         f"league.cache_dir={tmp_path / 'cache'}",
     )
     client = MlflowClient(cfg.tracking.uri)
-    source = client.create_run(client.create_experiment("league-agents")).info.run_id
+    exp = experiment_id(client, "league-agents", {"artifact_root": cfg.tracking.artifact_root})
+    source = client.create_run(exp).info.run_id
     log_champion(client, source, tight_aggressive(), {"table_size": 4})
     register(client, "league-agents", source, "champion")
     out = run(cfg)

@@ -1,8 +1,9 @@
 """An outside program run under limits, spoken to one JSON line at a time.
 
 A ``Program`` is started in its own process group and session, in a private working directory
-(removed afterwards), with a bare environment (``PATH``, ``HOME`` = that directory, ``LANG``: no
-credentials of the arena's own reach it), and with these limits (``Limits``):
+(removed afterwards), with a bare environment (``PATH``, ``HOME`` = that directory, ``LANG``, and
+the paths of Sparring's caches, ``runtime.caches.for_programs``: no credentials of the arena's
+own reach it), and with these limits (``Limits``):
 
 - memory: ``RLIMIT_AS`` (address space) of ``memory_mb``; an allocation beyond it fails inside
   the program, which then usually dies;
@@ -50,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring.runtime import affinity, subreaper
+from sparring.runtime import affinity, caches, subreaper
 
 FAULT_KINDS = ("crash", "timeout", "memory", "garbage", "long_line", "closed", "illegal")
 
@@ -174,6 +175,9 @@ class Program:
             "HOME": str(self.workdir),
             "LANG": "C.UTF-8",
             "PYTHONUNBUFFERED": "1",
+            # where compiled kernels and built tables are kept (paths, no secret): a Sparring
+            # program in a seat starts in ~0.5 s instead of compiling for ~2
+            **caches.for_programs(),
         }
         theirs: socket.socket | None = None
         try:

@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from sparring.runtime import caches
+
 # Rank keys for '2'..'A' whose sums over multisets of up to seven cards (<= 4 per rank) are unique.
 RANK_KEYS = np.array(
     [0, 1, 5, 22, 98, 453, 2031, 8698, 22854, 83661, 262349, 636345, 1479181], dtype=np.int64
@@ -183,8 +185,7 @@ _FIELDS = tuple(Tables.__dataclass_fields__)
 
 def cache_path() -> Path:
     """Where built tables are cached: ``$SPARRING_CACHE_DIR`` or ``~/.cache/sparring``."""
-    root = os.environ.get("SPARRING_CACHE_DIR") or Path.home() / ".cache" / "sparring"
-    return Path(root) / f"poker_tables_v{TABLES_VERSION}.npz"
+    return caches.cache_home() / f"poker_tables_v{TABLES_VERSION}.npz"
 
 
 @lru_cache(maxsize=1)

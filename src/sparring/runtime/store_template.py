@@ -18,26 +18,20 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import os
 import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from sparring.runtime import caches
 from sparring.runtime.datasets import read_verified, write_with_digest
 from sparring.runtime.storage import FULL
 
 
-def cache_dir() -> Path:
-    """``$SPARRING_CACHE_DIR`` or ``~/.cache/sparring`` (shared with the evaluator's tables)."""
-    root = os.environ.get("SPARRING_CACHE_DIR") or Path.home() / ".cache" / "sparring"
-    return Path(root)
-
-
 def template_path(version: str, root: Path | None = None) -> Path:
     """Where MLflow ``version``'s template is kept."""
-    return (root or cache_dir()) / f"mlflow-{version}.db"
+    return (root or caches.cache_home()) / f"mlflow-{version}.db"
 
 
 def make_store(db: Path, migrate: Callable[[str], None], version: str) -> bool:
