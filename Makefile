@@ -96,11 +96,14 @@ bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks
 
 MLFLOW_PORT ?= 5000
 mlflow-server: setup  ## an MLflow tracking server on 127.0.0.1 (sqlite backend, served artifacts)
-	$(VENV)/bin/mlflow server --host 127.0.0.1 --port $(MLFLOW_PORT) \
+	@# without MLflow's job runner (seven processes for GenAI jobs Sparring never submits; sparring.runtime.mlflow_servers)
+	MLFLOW_SERVER_ENABLE_JOB_EXECUTION=$${MLFLOW_SERVER_ENABLE_JOB_EXECUTION:-false} \
+		$(VENV)/bin/mlflow server --host 127.0.0.1 --port $(MLFLOW_PORT) \
 		--backend-store-uri sqlite:///mlflow-server.db --artifacts-destination ./mlartifacts-server
 
 mlflow-ui: setup  ## browse the local MLflow store on http://127.0.0.1:5000
-	$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db --host 127.0.0.1 --port 5000
+	MLFLOW_SERVER_ENABLE_JOB_EXECUTION=$${MLFLOW_SERVER_ENABLE_JOB_EXECUTION:-false} \
+		$(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db --host 127.0.0.1 --port 5000
 
 clean-cache:  ## drop numba's compiled kernels (frees disk; never needed for correctness)
 	find src tests -name '*.nbi' -o -name '*.nbc' | xargs rm -f

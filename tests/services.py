@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from sparring.runtime.mlflow_servers import server_environment
 from sparring.runtime.net import free_port, stop_group, wait_for
 from tests.commands import BIN
 
@@ -62,6 +63,7 @@ def mlflow_server(root: Path, port: int | None = None) -> Iterator[str]:
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        env=server_environment(os.environ),  # as Sparring starts its servers: no job runner
     )
     try:
         try:  # a loaded 2-core machine takes a while to import the server

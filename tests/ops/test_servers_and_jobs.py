@@ -8,6 +8,7 @@ from pathlib import Path
 from mlflow.tracking import MlflowClient
 
 from sparring.launch.submit import EXCLUDES
+from sparring.runtime.reaper import descendants
 from sparring.runtime.tracking import tracked_run
 from tests.commands import BIN, ROOT
 from tests.services import RANDOM_WORKER_PORTS, free_port, stop_ray_node, wait_for
@@ -23,6 +24,30 @@ def test_a_run_is_logged_through_the_tracking_server(mlflow_server, tmp_path):
     assert got.data.metrics["x"] == 2.5 and got.data.params["seed"] == "1"
     path = client.download_artifacts(run.run_id, "note.txt", str(tmp_path))
     assert Path(path).read_text() == "served artifact"
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def test_the_tracking_server_runs_without_mlflows_job_runner(mlflow_server):
+    # MLflow launches its job runner (seven huey consumers, each importing all of MLflow) right
+    # after the web server's process and before the server answers: by now it would be there.
+    port = mlflow_server.rsplit(":", 1)[1]
+    (server,) = [
+        int(pid)
+        for pid in os.listdir("/proc")
+        if pid.isdigit()
+        and " server " in (line := _cmdline(int(pid)))
+        and f"--port {port} " in line
+        and "bin/mlflow" in line
+    ]
+    below = [_cmdline(pid) for pid in descendants(server)]
+    assert below and all("uvicorn" in line for line in below), below
+    assert not any("mlflow.server.jobs" in line or "huey" in line for line in below)
 
 
 def test_job_submitted_to_a_real_head_succeeds_and_logs_to_mlflow(tmp_path):

@@ -14,6 +14,7 @@ runs it.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from pathlib import Path
 from mlflow.tracking import MlflowClient
 
 from sparring.reporting.runs import latest_top_level
+from sparring.runtime.mlflow_servers import server_environment
 from sparring.runtime.net import free_port, stop_group, wait_for
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
@@ -154,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
+        env=server_environment(os.environ),
     )
     try:
         base = f"http://127.0.0.1:{port}"
