@@ -1,0 +1,146 @@
+"""What a process costs before it does any work: a pipeline's driver, an MLflow server.
+
+    python benchmarks/process_cost.py            # six of each, alternating
+    python benchmarks/process_cost.py --quick    # three
+
+- **A driver, with and without the collector's tuning**: ``pipelines/equity.py trials=400`` on
+  the warm shared local head (its work is a few tasks: the rest is imports, the MLflow store,
+  the shutdown), its CPU (user + sys of the process and what it waited for). The baseline is
+  the same driver with CPython's defaults put back (``gc.set_threshold(700, 10, 10)`` and the
+  exit-time freeze unregistered) in the same process before the script runs.
+- **An MLflow server, with and without MLflow's job runner**: ``mlflow server --workers 1`` on a
+  new sqlite store, the machine's busy CPU-seconds from its start to 20 s after it first
+  answered ``/health``, and how many processes it made.
+
+Both columns of each pair are measured alternately in the same run; medians. The figures as
+JSON on the last line.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import parser, report
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+EQUITY = str(ROOT / "pipelines" / "equity.py")
+DEFAULT_GC = (
+    "import gc, atexit, runpy, sys; import sparring; gc.set_threshold(700, 10, 10); "
+    "atexit.unregister(gc.freeze); sys.argv = sys.argv[1:]; "
+    "runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+
+
+def busy_seconds() -> float:
+    """CPU-seconds the whole machine has been busy (user, nice, system, irq, softirq)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    ticks = os.sysconf("SC_CLK_TCK")
+    return sum(int(fields[i]) for i in (0, 1, 2, 5, 6)) / ticks
+
+
+def driver_cpu(argv: list[str], cwd: Path) -> float:
+    """User + sys CPU-seconds of ``argv`` run to its end (it and the children it waited for)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, cwd=cwd, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def server_cost(root: Path, jobs: bool) -> tuple[float, int]:
+    """(busy CPU-seconds from start to 20 s after ready, processes of the server then)."""
+    from sparring.runtime.net import free_port
+    from sparring.runtime.reaper import descendants
+
+    root.mkdir(parents=True)
+    port = free_port()
+    env = {**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "true" if jobs else "false"}
+    start = busy_seconds()
+    server = subprocess.Popen(
+        [
+            str(Path(PY).parent / "mlflow"),
+            "server",
+            "--workers",
+            "1",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--backend-store-uri",
+            f"sqlite:///{root / 'server.db'}",
+            "--artifacts-destination",
+            str(root / "artifacts"),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2)
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("the MLflow server did not answer") from None
+                time.sleep(0.2)
+        time.sleep(20)
+        return busy_seconds() - start, 1 + len(descendants(server.pid))
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+        time.sleep(3)  # its children's exit, before the next measurement starts
+
+
+def main() -> None:
+    args = parser(__doc__.split("\n", 1)[0]).parse_args()
+    repeats = 3 if args.quick else 6
+    tuned, default, with_jobs, without_jobs, procs = [], [], [], [], {}
+    with tempfile.TemporaryDirectory(prefix="sparring-process-cost-") as tmp:
+        work = Path(tmp)
+        driver_cpu([PY, EQUITY, "trials=400"], work)  # the head started, the store made
+        for _ in range(repeats):
+            tuned.append(driver_cpu([PY, EQUITY, "trials=400"], work))
+            default.append(driver_cpu([PY, "-c", DEFAULT_GC, EQUITY, "trials=400"], work))
+        for i in range(max(2, repeats // 2)):
+            cpu, procs[True] = server_cost(work / f"jobs-{i}", jobs=True)
+            with_jobs.append(cpu)
+            cpu, procs[False] = server_cost(work / f"nojobs-{i}", jobs=False)
+            without_jobs.append(cpu)
+    d, t = statistics.median(default), statistics.median(tuned)
+    w, wo = statistics.median(with_jobs), statistics.median(without_jobs)
+    report(
+        "process cost",
+        [
+            ("driver CPU-s, CPython's collector defaults", d, f"median of {repeats}"),
+            ("driver CPU-s, tuned (runtime.collector)", t, f"{t / d:.2f}x of the defaults"),
+            ("MLflow server CPU-s, with its job runner", w, f"{procs[True]} processes"),
+            ("MLflow server CPU-s, without", wo, f"{procs[False]} processes, {wo / w:.2f}x"),
+        ],
+        {
+            "driver_cpu_default": d,
+            "driver_cpu_tuned": t,
+            "server_cpu_with_jobs": w,
+            "server_cpu_without_jobs": wo,
+            "server_processes": {"with_jobs": procs[True], "without": procs[False]},
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
