@@ -59,6 +59,7 @@ def driver_cpu(argv: list[str], cwd: Path) -> float:
 
 def server_cost(root: Path, jobs: bool) -> tuple[float, int]:
     """(busy CPU-seconds from start to 20 s after ready, processes of the server then)."""
+    from sparring.runtime.mlflow_servers import server_argv
     from sparring.runtime.net import free_port
     from sparring.runtime.reaper import descendants
 
@@ -67,20 +68,7 @@ def server_cost(root: Path, jobs: bool) -> tuple[float, int]:
     env = {**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "true" if jobs else "false"}
     start = busy_seconds()
     server = subprocess.Popen(
-        [
-            str(Path(PY).parent / "mlflow"),
-            "server",
-            "--workers",
-            "1",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--backend-store-uri",
-            f"sqlite:///{root / 'server.db'}",
-            "--artifacts-destination",
-            str(root / "artifacts"),
-        ],
+        server_argv(port, f"sqlite:///{root / 'server.db'}", root / "artifacts"),
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sparring.runtime.mlflow_servers import server_environment
+from sparring.runtime.mlflow_servers import server_argv, server_environment
 from sparring.runtime.net import free_port, stop_group, wait_for
 from tests.commands import BIN
 
@@ -46,20 +46,7 @@ def mlflow_server(root: Path, port: int | None = None) -> Iterator[str]:
     port = port or free_port()
     log = open(root / "server.log", "a")  # noqa: SIM115 (closed in the finally below)
     proc = subprocess.Popen(
-        [
-            str(BIN / "mlflow"),
-            "server",
-            "--workers",  # the tests' few clients: four workers (the default) start slowly
-            "1",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--backend-store-uri",
-            f"sqlite:///{root / 'server.db'}",
-            "--artifacts-destination",
-            str(root / "artifacts"),
-        ],
+        server_argv(port, f"sqlite:///{root / 'server.db'}", root / "artifacts"),
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,

@@ -24,7 +24,7 @@ from pathlib import Path
 from mlflow.tracking import MlflowClient
 
 from sparring.reporting.runs import latest_top_level
-from sparring.runtime.mlflow_servers import server_environment
+from sparring.runtime.mlflow_servers import server_argv, server_environment
 from sparring.runtime.net import free_port, stop_group, wait_for
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
@@ -141,18 +141,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     port = free_port()
     server = subprocess.Popen(
-        [
-            str(Path(sys.executable).parent / "mlflow"),
-            "ui",
-            "--workers",  # one page at a time: four (the default) cost a minute of start-up
-            "1",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--backend-store-uri",
-            args.tracking_uri,
-        ],
+        server_argv(port, args.tracking_uri, command="ui"),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
