@@ -20,13 +20,11 @@ from __future__ import annotations
 
 import os
 import resource
-import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -60,7 +58,7 @@ def driver_cpu(argv: list[str], cwd: Path) -> float:
 def server_cost(root: Path, jobs: bool) -> tuple[float, int]:
     """(busy CPU-seconds from start to 20 s after ready, processes of the server then)."""
     from sparring.runtime.mlflow_servers import server_argv
-    from sparring.runtime.net import free_port
+    from sparring.runtime.net import free_port, stop_group, wait_for
     from sparring.runtime.reaper import descendants
 
     root.mkdir(parents=True)
@@ -75,23 +73,11 @@ def server_cost(root: Path, jobs: bool) -> tuple[float, int]:
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 240
-        while True:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2)
-                break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise RuntimeError("the MLflow server did not answer") from None
-                time.sleep(0.2)
+        wait_for(f"http://127.0.0.1:{port}/health", 240)
         time.sleep(20)
         return busy_seconds() - start, 1 + len(descendants(server.pid))
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
+        stop_group(server, grace_s=15)
         time.sleep(3)  # its children's exit, before the next measurement starts
 
 
