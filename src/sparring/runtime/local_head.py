@@ -18,6 +18,8 @@ a loopback-only Ray, and every later driver joins it:
 - **Ending**: the head ends when no driver has been connected for ``SPARRING_RAY_IDLE_S``
   seconds (default 600), on SIGTERM (``sparring ray stop``), and its Ray processes never
   outlive it (``runtime.reaper``, as for an embedded Ray).
+- **Workers** of joining drivers start through ``lean_setup_worker`` (Ray's own launcher
+  imports Ray once more per worker; ``SPARRING_RAY_SETUP_WORKER=ray`` brings it back).
 - Workers of a joining driver get the driver's ``SPARRING_*``, ``NUMBA_*``, storage-credential
   and ``PYTHONPATH`` variables and start in its working directory (a raylet would give them
   the head's), and Ray puts the driver's script directory and working directory on their
@@ -42,6 +44,7 @@ from pathlib import Path
 
 from sparring.runtime.errors import UsageError
 
+SETUP_WORKER_VAR = "SPARRING_RAY_SETUP_WORKER"
 IDLE_S = 600.0  # a head with no driver for this long ends itself
 START_TIMEOUT_S = 180.0  # a loaded 2-core machine can take a minute to start Ray
 POLL_S = 1.0
@@ -153,7 +156,20 @@ def ensure(num_cpus: int | None = None, where: Path | None = None) -> Head:
         return _start(where, num_cpus)
 
 
+def setup_worker() -> str:
+    """Which launcher starts the workers of joining drivers (``$SPARRING_RAY_SETUP_WORKER``):
+    ``lean`` (the default: ``lean_setup_worker``) or ``ray`` (Ray's own ``setup_worker.py``,
+    ~0.7 CPU-seconds more per worker; the way back if the lean one ever misbehaves)."""
+    chosen = os.environ.get(SETUP_WORKER_VAR) or "lean"
+    if chosen not in ("lean", "ray"):
+        raise HeadError(
+            f"{SETUP_WORKER_VAR}={chosen} is not allowed: expected lean (the default) or ray"
+        )
+    return chosen
+
+
 def _start(where: Path, num_cpus: int | None) -> Head:
+    setup_worker()  # a bad value is the caller's error, not a head that dies while starting
     command = [sys.executable, "-m", "sparring.runtime.local_head", "serve", str(where)]
     if num_cpus is not None:
         command += ["--num-cpus", str(num_cpus)]
@@ -283,6 +299,17 @@ def _live_drivers(me: int) -> int:
     return sum(1 for job in state.job_table() if not job["IsDead"] and job["DriverPid"] != me)
 
 
+def use_lean_setup_worker() -> None:
+    """Start the workers of joining drivers through ``lean_setup_worker`` (not Ray's
+    ``setup_worker.py``, which imports Ray only to set their variables): ~0.7 CPU-seconds less
+    per worker. Ray joins its workers' directory with this name, and an absolute name wins."""
+    from ray._private import ray_constants
+
+    from sparring.runtime import lean_setup_worker
+
+    ray_constants.SETUP_WORKER_FILENAME = str(Path(lean_setup_worker.__file__).resolve())
+
+
 def serve(where: Path, num_cpus: int | None, idle_s: float) -> None:
     """Run the head until it is idle for ``idle_s`` or terminated; the head file says where."""
     import ray
@@ -291,6 +318,8 @@ def serve(where: Path, num_cpus: int | None, idle_s: float) -> None:
     from sparring.runtime.reaper import start_reaper
 
     loopback_only()
+    if setup_worker() == "lean":
+        use_lean_setup_worker()
     ray.init(
         address="local",
         num_cpus=num_cpus,
