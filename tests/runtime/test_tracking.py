@@ -1,10 +1,13 @@
 import getpass
 import json
+import sqlite3
 import subprocess
 from pathlib import Path
 
 import yaml
 from mlflow.tracking import MlflowClient
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from sparring.runtime.tracking import default_run_name, tracked_run
 from tests.commands import ROOT
@@ -86,3 +89,46 @@ def test_run_names_keep_what_changes_the_result_and_stay_short():
     assert (
         shown == [m[3:] for m in many[: len(shown)]] and long.split()[-2] == f"+{20 - len(shown)}"
     )
+
+
+def test_two_runs_recording_one_dataset_at_once_both_keep_it(mlflow_store, tmp_path):
+    """The race a search's trials run: MLflow looks a dataset up, finds none, and another run
+    of the experiment inserts it before this run's insert. Injected here at that instant (a
+    second connection writes the row just before MLflow's INSERT): the run still records
+    its input, linked to the one dataset row the other run wrote."""
+    data = tmp_path / "deals"
+    data.mkdir()
+    db = mlflow_store["uri"].removeprefix("sqlite:///")
+    raced: list[str] = []
+
+    def other_run_inserts_first(conn, cursor, statement, parameters, context, executemany):
+        if raced or not statement.lstrip().startswith("INSERT INTO datasets"):
+            return
+        row = parameters[0] if executemany else parameters
+        other = sqlite3.connect(db, timeout=30)
+        with other:
+            other.execute(
+                "INSERT INTO datasets (dataset_uuid, experiment_id, name, digest, "
+                "dataset_source_type, dataset_source) VALUES (?, ?, ?, ?, ?, ?)",
+                ("other-run-uuid", *row[1:6]),
+            )
+        other.close()
+        raced.append("other-run-uuid")
+
+    cfg = {"tracking": dict(mlflow_store, experiment="tracking-race")}
+    event.listen(Engine, "before_cursor_execute", other_run_inserts_first)
+    try:
+        with tracked_run(cfg, "unit") as run:
+            run.log_dataset("deals-race", data, "0123456789ab", "training", deals=30)
+    finally:
+        event.remove(Engine, "before_cursor_execute", other_run_inserts_first)
+    assert raced, "the injected race did not happen: MLflow no longer inserts datasets so"
+    got = MlflowClient(mlflow_store["uri"]).get_run(run.run_id)
+    assert got.info.status == "FINISHED"
+    (only,) = got.inputs.dataset_inputs
+    assert (only.dataset.name, only.dataset.digest) == ("deals-race", "0123456789ab")
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT dataset_uuid FROM datasets WHERE name = 'deals-race'"
+        ).fetchall()
+    assert rows == [("other-run-uuid",)]  # one dataset row, the other run's

@@ -266,7 +266,7 @@ class RunLogger:
         )
         tags = [InputTag(key="mlflow.data.context", value=context)]
         inputs = [DatasetInput(dataset, tags)]
-        self.outbox.send(lambda: self.client.log_inputs(self.run_id, datasets=inputs))
+        self.outbox.send(lambda: _log_inputs(self.client, self.run_id, inputs))
 
     @_whole
     def set_tag(self, key: str, value: Any) -> None:
@@ -287,6 +287,29 @@ class RunLogger:
     @property
     def url_hint(self) -> str:
         return f"experiment {self.experiment_id}, run {self.run_id}"
+
+
+def _log_inputs(client: MlflowClient, run_id: str, inputs: list[DatasetInput]) -> None:
+    """``client.log_inputs``, safe against runs of one experiment recording the same dataset
+    at once (a search's trials all read one deals file). MLflow looks the dataset up, then
+    inserts it when missing: a run that inserted it in between makes the insert break the
+    store's unique (experiment, name, digest) key. Tried again, the lookup finds that row and
+    only this run's link to it is written."""
+    try:
+        client.log_inputs(run_id, datasets=inputs)
+    except Exception as exc:
+        if not _lost_dataset_race(exc):
+            raise
+        client.log_inputs(run_id, datasets=inputs)
+
+
+def _lost_dataset_race(exc: BaseException) -> bool:
+    """True for the unique-key error a concurrent insert of the same dataset raises, as
+    sqlite, PostgreSQL and MySQL word it (directly, or relayed by a tracking server)."""
+    text = str(exc)
+    return "datasets" in text and any(
+        word in text for word in ("UNIQUE constraint failed", "duplicate key", "Duplicate entry")
+    )
 
 
 def experiment_id(client: MlflowClient, name: str, tracking: Mapping[str, Any]) -> str:
