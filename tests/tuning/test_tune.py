@@ -93,6 +93,8 @@ def test_tpe_search_four_trials_two_at_once(pipeline_config, tmp_path, monkeypat
     assert {k.data.tags["mlflow.parentRunId"] for k in kids} == {out["run_id"]}
     assert sorted(int(k.data.tags[NUMBER_TAG]) for k in kids) == [1, 2, 3, 4]
     records = {r.trial_id: r for r in out["trials"]}
+    failed = [r.trial_id for r in out["trials"] if r.state not in ("finished", "stopped")]
+    assert not failed, f"trials that neither finished nor were stopped: {failed} (see stderr)"
     for kid in kids:  # each child is tagged with how its trial ended
         record = records[kid.data.tags[TRIAL_TAG]]
         assert kid.data.tags["trial_state"] == record.state
