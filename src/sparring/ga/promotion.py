@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
+from scipy.special import ndtri  # the normal quantile (scipy.stats.norm.ppf, ~1.4 s lighter)
 
 from sparring.ga.fitness import bb_per_100
 from sparring.poker.bots import BASELINES, baseline_table
@@ -127,7 +127,7 @@ def decide(
     edges = np.asarray(edges, dtype=float)
     mean = float(edges.mean())
     se = float(edges.std(ddof=1) / np.sqrt(len(edges))) if len(edges) > 1 else float("inf")
-    z = float(norm.ppf(confidence))
+    z = float(ndtri(confidence))
     return Promotion(
         mean, se, z, mean - z * se, mean + z * se, len(edges), confidence, sequential
     )
