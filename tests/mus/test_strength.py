@@ -2,16 +2,19 @@
 
 from math import comb
 
+import numpy as np
 import pytest
 
 from sparring.mus.cards import effective_rank, hand_points, hand_ranks, parse_faces, point_value
 from sparring.mus.keys import chica_key, grande_key, juego_key, pares_key, punto_key, winner
 from sparring.mus.strength import (
     LANCE_KEYS,
+    Percentile,
     category_counts,
     multisets,
     percentile,
     rank_classes,
+    scan,
     weight,
 )
 
@@ -196,3 +199,32 @@ def test_sure_hands():
     assert is_segura("punto", ranks("R R 6 4"), distance=0)  # 30 de mano
     assert not is_segura("grande", ranks("R R R C"), distance=0)
     assert not is_segura("pares", ranks("A 4 6 R"), distance=0)
+
+
+@pytest.mark.parametrize("ocho", [True, False])
+@pytest.mark.parametrize("lance", sorted(LANCE_KEYS))
+def test_the_full_deck_table_is_every_pairwise_comparison_to_the_last_bit(ocho, lance):
+    """``percentile`` reads a table built in one pass (hands grouped by key, counted below
+    each key). Every hand, in either order of its cards, gets exactly (``==``) the shares
+    that comparing it with every other hand gives, and a sample matches ``scan``, the
+    definition (one hand against every multiset)."""
+    hands = multisets(ocho)
+    full = {r: n for r, n, _ in rank_classes(ocho)}
+    sets = np.array([weight(m, full) for m in hands], dtype=np.int64)
+    keys = [LANCE_KEYS[lance](m) for m in hands]
+    order = {k: i for i, k in enumerate(sorted({k for k in keys if k is not None}))}
+    level = np.array([-1 if k is None else order[k] for k in keys])  # None below every key
+    below = level[None, :] < level[:, None]  # [i, j]: hand j's key is below hand i's
+    same = level[None, :] == level[:, None]
+    takes_part = level >= 0
+    total, part = int(sets.sum()), int(sets[takes_part].sum())
+    for i, hand in enumerate(hands):
+        lt = int(sets[below[i]].sum()) if takes_part[i] else 0
+        eq = int(sets[same[i]].sum())
+        part_lt = int(sets[below[i] & takes_part].sum()) if takes_part[i] else 0
+        part_eq = eq if takes_part[i] else 0
+        want = Percentile(lt / total, eq / total, part_lt / part, part_eq / part, part / total)
+        assert percentile(lance, hand, ocho) == want, hand
+        assert percentile(lance, hand[::-1], ocho) == want, hand
+    for hand in hands[::37]:
+        assert scan(lance, hand, ocho) == percentile(lance, hand, ocho), hand

@@ -87,6 +87,17 @@ def percentile(
     deck or (``exclude_own``) the 36 cards left when one's own 4 are removed."""
     if lance not in LANCE_KEYS:
         raise ValueError(f"unknown lance {lance!r}; lances are {', '.join(LANCE_KEYS)}")
+    if not exclude_own:
+        found = full_deck_table(lance, ocho_reyes).get(tuple(sorted(ranks)))  # keys ignore order
+        if found is not None:
+            return found
+    return scan(lance, ranks, ocho_reyes, exclude_own)
+
+
+def scan(
+    lance: str, ranks: Sequence[int], ocho_reyes: bool = True, exclude_own: bool = False
+) -> Percentile:
+    """``percentile`` by walking every multiset against this one hand (the definition)."""
     key = LANCE_KEYS[lance]
     available = {r: n for r, n, _ in rank_classes(ocho_reyes)}
     if exclude_own:
@@ -115,9 +126,48 @@ def percentile(
         elif k == mine:
             eq += w
             part_eq += w
+    return _from_counts(total, lt, eq, part, part_lt, part_eq)
+
+
+def _from_counts(total: int, lt: int, eq: int, part: int, part_lt: int, part_eq: int) -> Percentile:
+    """The shares, from the card-set counts (the one place they are divided)."""
     e_lt = part_lt / part if part else 0.0
     e_eq = part_eq / part if part else 0.0
     return Percentile(lt / total, eq / total, e_lt, e_eq, part / total)
+
+
+@lru_cache(maxsize=len(LANCE_KEYS) * 2)
+def full_deck_table(lance: str, ocho_reyes: bool = True) -> dict[tuple[int, ...], Percentile]:
+    """``percentile`` of every hand (sorted ranks) in ``lance`` against the full deck, from one
+    pass: the hands grouped by key and counted below each key. The same counts as ``scan``
+    (integers), so the same floats, at 1/330 of the work: ``scan`` of every hand a Mus process
+    meets cost it ~1.5 s."""
+    key = LANCE_KEYS[lance]
+    available = {r: n for r, n, _ in rank_classes(ocho_reyes)}
+    keyed: list[tuple[tuple[int, ...], Any]] = []
+    per_key: dict[Any, int] = {}  # card sets of each key among the hands that take part
+    total = outside = 0  # every card set; those not taking part (key None)
+    for m in multisets(ocho_reyes):
+        w = weight(m, available)
+        total += w
+        k = key(m)
+        keyed.append((m, k))
+        if k is None:
+            outside += w
+        else:
+            per_key[k] = per_key.get(k, 0) + w
+    below: dict[Any, int] = {}  # card sets taking part with a smaller key
+    running = 0
+    for k in sorted(per_key):
+        below[k] = running
+        running += per_key[k]
+    part = total - outside
+    return {
+        m: _from_counts(total, 0, outside, part, 0, 0)
+        if k is None
+        else _from_counts(total, outside + below[k], per_key[k], part, below[k], per_key[k])
+        for m, k in keyed
+    }
 
 
 def category_counts(ocho_reyes: bool = True) -> dict[str, int]:
@@ -137,10 +187,12 @@ def category_counts(ocho_reyes: bool = True) -> dict[str, int]:
 __all__ = [
     "Percentile",
     "category_counts",
+    "full_deck_table",
     "multisets",
     "percentile",
     "point_value",
     "rank_classes",
+    "scan",
     "weight",
 ]
 
