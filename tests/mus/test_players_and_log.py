@@ -1,6 +1,9 @@
 """Synthetic players realise their rates; shift_after switches; the decision log."""
 
+from dataclasses import asdict
+
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from sparring.mus.game import MusGame
@@ -75,6 +78,10 @@ def test_decision_log_round_trips_through_parquet(tmp_path):
     back = read_table(path, LOG_SPEC)
     assert back.num_rows == len(recs)
     assert back.column("action").to_pylist() == [r.action for r in recs]
+    # every field of every decision, as the dataclass holds it (no hands shown: 16 zeros), in
+    # the schema's types (percentiles are float32): the rows converted one by one
+    rows = [asdict(r) | {"all_hands": r.all_hands or [0] * 16} for r in recs]
+    assert back.to_pylist() == pa.Table.from_pylist(rows, schema=LOG_SPEC.schema).to_pylist()
     assert {"mus", "grande"} <= set(back.column("lance").to_pylist())
 
 

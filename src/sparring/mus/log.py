@@ -11,7 +11,7 @@ revealed hands and the hand's public events (``on_hand_end(revealed, public)``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -226,8 +226,8 @@ def _public_events(events: Sequence, start: int) -> tuple[tuple[str, int | None,
 
 
 def to_arrow(records: Sequence[Decision]) -> pa.Table:
-    rows = [asdict(r) for r in records]
-    for row in rows:
-        if not row["all_hands"]:
-            row["all_hands"] = [0] * 16
-    return pa.Table.from_pylist(rows, schema=LOG_SPEC.schema)
+    """The decision log as a table of ``LOG_SPEC`` (a decision with no hands shown gets 16
+    zeros). Built column by column: ``asdict`` per record deep-copied every list."""
+    columns = {name: [getattr(r, name) for r in records] for name in LOG_SPEC.schema.names}
+    columns["all_hands"] = [hands or [0] * 16 for hands in columns["all_hands"]]
+    return pa.Table.from_pydict(columns, schema=LOG_SPEC.schema)
