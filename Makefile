@@ -9,6 +9,8 @@ UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
 
 export RAY_USAGE_STATS_ENABLED := 0
 export RAY_AUTH_MODE ?= token
+# MLflow 3's usage telemetry off (the MLflow servers and UI below too; =false turns it on)
+export MLFLOW_DISABLE_TELEMETRY ?= true
 export PYTHONUNBUFFERED := 1
 # Python's bytecode caches, kept on even where the environment turns them off: without them every
 # process (each Ray worker, each pipeline) compiles all it imports again (`import mlflow`: 7.7 s

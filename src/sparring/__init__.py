@@ -1,5 +1,12 @@
 """Sparring: training and evaluating game-playing agents at scale."""
 
+import os as _os
+
+# Before MLflow is imported (it decides at import): MLflow 3 fetches a config from its servers
+# and sends usage events about every process that uses it. Sparring's processes keep to the
+# machine, as they keep Ray's usage stats off; MLFLOW_DISABLE_TELEMETRY=false sends them.
+_os.environ.setdefault("MLFLOW_DISABLE_TELEMETRY", "true")
+
 from sparring.kernel_cache import configure as _configure_kernel_cache
 from sparring.runtime import collector as _collector
 
