@@ -15,6 +15,7 @@ IMMEDIATE`` transactions, so several processes updating the same player lose not
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import time
@@ -161,16 +162,25 @@ def load_replay(conn: sqlite3.Connection, player_id: str, game_id: str) -> list 
     return None if row is None else json.loads(row[0])
 
 
+@functools.lru_cache(maxsize=4096)
+def _context_key(context: str) -> tuple[str, ...]:
+    """A stored context (``"grande/mano"``) as the model's key; a handful of distinct ones."""
+    return tuple(context.split("/")) if context else ()
+
+
 def load(conn: sqlite3.Connection, player_id: str, k: float = 10.0) -> PlayerModel:
+    """``player_id``'s model as stored (a player never seen: an empty model). A validation
+    series loads each player's model every game: rows are read in one go, keys shared."""
     model = PlayerModel(player_id, k=k)
-    for metric, context, s, f, updated in conn.execute(
+    rows = conn.execute(
         "SELECT metric, context, successes, failures, updated_at FROM player_models "
         "WHERE player_id = ?",
         (player_id,),
-    ):
-        key = tuple(context.split("/")) if context else ()
-        model.counts[(metric, key)] = [s, f]
-        model.last_updated = max(model.last_updated, updated)
+    ).fetchall()
+    model.counts.update(
+        {(metric, _context_key(context)): [s, f] for metric, context, s, f, _ in rows}
+    )
+    model.last_updated = max([model.last_updated, *(row[4] for row in rows)])
     row = conn.execute("SELECT hands FROM player_stats WHERE player_id = ?", (player_id,))
     hands = row.fetchone()
     model.sample_size = int(hands[0]) if hands else 0
