@@ -1,6 +1,6 @@
 """Synthetic players realise their rates; shift_after switches; the decision log."""
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import numpy as np
 import pyarrow as pa
@@ -82,6 +82,8 @@ def test_decision_log_round_trips_through_parquet(tmp_path):
     # the schema's types (percentiles are float32): the rows converted one by one
     rows = [asdict(r) | {"all_hands": r.all_hands or [0] * 16} for r in recs]
     assert back.to_pylist() == pa.Table.from_pylist(rows, schema=LOG_SPEC.schema).to_pylist()
+    unrevealed = to_arrow([replace(recs[0], all_hands=[])])  # a decision of a hand not shown
+    assert unrevealed.column("all_hands").to_pylist() == [[0] * 16]
     assert {"mus", "grande"} <= set(back.column("lance").to_pylist())
 
 
