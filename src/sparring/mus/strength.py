@@ -87,6 +87,7 @@ def percentile(
     deck or (``exclude_own``) the 36 cards left when one's own 4 are removed."""
     if lance not in LANCE_KEYS:
         raise ValueError(f"unknown lance {lance!r}; lances are {', '.join(LANCE_KEYS)}")
+    ranks = tuple(ranks)  # read once: the lookup and the scan see the same hand
     if not exclude_own:
         found = full_deck_table(lance, ocho_reyes).get(tuple(sorted(ranks)))  # keys ignore order
         if found is not None:
