@@ -119,3 +119,31 @@ def wait_while_running(
             raise AssertionError(f"ended (exit {proc.returncode}) before {what}:\n{err[-3000:]}")
         assert time.monotonic() < deadline, f"no {what} within {timeout_s:g} s"
         time.sleep(every_s)
+
+
+def workers_started_in(cwd: Path) -> list[int]:
+    """The live Ray workers of drivers that ran in ``cwd``: a driver that joins the local head
+    hands its workers ``SPARRING_DRIVER_CWD`` (``local_head.driver_runtime_env``), so a test
+    can tell its own pipeline's workers from every other process of the shared head."""
+    marker = f"SPARRING_DRIVER_CWD={Path(cwd).resolve()}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                variables = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+            except OSError:  # gone, or not ours to read
+                continue
+            if marker in variables:
+                found.append(int(entry))
+    return found
+
+
+def wait_for_workers_gone(cwd: Path, timeout_s: float = 60.0) -> float:
+    """Wait until no worker of a driver that ran in ``cwd`` is alive (after a driver's kill -9
+    its workers run on until the head notices, and may still write); returns the seconds it
+    took, and fails naming the pids still alive after ``timeout_s``."""
+    start = time.monotonic()
+    while alive := workers_started_in(cwd):
+        assert time.monotonic() - start < timeout_s, f"workers {alive} of a dead driver still run"
+        time.sleep(0.2)
+    return time.monotonic() - start
