@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import parser, report
 
 from sparring.eleusis.bench import BASELINE, play_games, run_cell, summarise, versus_baseline
-from sparring.eleusis.scientists import LEARNERS, NAMES
+from sparring.eleusis.roster import LEARNERS, NAMES
 
 # deck -> games per cell: the easy decks' games are short and their differences small (a few
 # guesses in 180), so they get more games; best != mode games run to ~1000-200,000 guesses.

@@ -28,9 +28,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import parser, report
 
 from sparring.flagbots.alphabeta import negamax
-from sparring.flagbots.engine import SEARCHERS, Engine, evaluate, searcher
+from sparring.flagbots.engine import Engine, evaluate
 from sparring.flagbots.game import Position
 from sparring.flagbots.rules import FlagBotsConfig
+from sparring.flagbots.searchers import SEARCHERS, searcher
 
 
 class _PyGame(Position):
@@ -40,11 +41,16 @@ class _PyGame(Position):
 
 ROOT = Path(__file__).resolve().parent.parent
 # Uses only what every version of the engine has: Engine, searcher, FlagBotsConfig, Position
-# (the package was sparring.search before it was named after the game).
+# (the package was sparring.search before it was named after the game, and searcher lived in
+# its engine module before sparring.flagbots.searchers).
 _FIXED_DEPTH = """
 import json, time
 try:
-    from sparring.flagbots.engine import Engine, searcher
+    from sparring.flagbots.engine import Engine
+    try:
+        from sparring.flagbots.searchers import searcher
+    except ImportError:  # before the searchers had a module of their own
+        from sparring.flagbots.engine import searcher
     from sparring.flagbots.rules import FlagBotsConfig
     from sparring.flagbots.game import Position
 except ImportError:

@@ -13,7 +13,8 @@ from sparring.arena.house import player_seed
 from sparring.arena.play import play_game
 from sparring.arena.sandbox import Limits
 from sparring.eleusis.game import ARENA_CAP, CARDS, Eleusis
-from sparring.eleusis.scientists import LEARNERS, Scientist
+from sparring.eleusis.roster import LEARNERS
+from sparring.eleusis.scientists import Scientist
 from sparring.mus.log import play_match
 from sparring.mus.players import SyntheticPlayer
 from sparring.runtime.errors import ConfigError

@@ -12,7 +12,15 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from tests.commands import ROOT, pipeline_argv, run_cli, run_command, run_pipeline, start_pipeline
+from tests.commands import (
+    ROOT,
+    cli_argv,
+    pipeline_argv,
+    run_cli,
+    run_command,
+    run_pipeline,
+    start_pipeline,
+)
 
 
 def not_a_database(tmp_path: Path) -> str:
@@ -72,7 +80,10 @@ def test_a_bad_input_is_one_line_and_exit_2_before_any_work(tmp_path, name, args
     assert not (tmp_path / "data").exists() and not (tmp_path / "mlflow.db").exists()
 
 
-HEAVY = ("ray", "mlflow", "pandas", "optuna")  # seconds of imports each
+# Seconds of imports each (numba ~0.3 s, and every kernel module behind it): the check path
+# reads the domains' names and limits from their kernel-free modules (``poker.catalog``,
+# ``flagbots.searchers``, ``eleusis.roster``, ...).
+HEAVY = ("ray", "mlflow", "pandas", "optuna", "numba", "scipy")
 
 
 def _imported(stderr: str) -> set[str]:
@@ -85,7 +96,7 @@ def _imported(stderr: str) -> set[str]:
     ("name", "args"),
     [*[(name, args) for name, args, _ in CASES], ("tune", ["--help"]), ("evolve", ["--help"])],
 )
-def test_help_and_bad_input_import_no_ray_mlflow_or_pandas(tmp_path, name, args):
+def test_help_and_bad_input_import_nothing_heavy(tmp_path, name, args):
     """Check first, import later: the answer comes before the pipeline's module is imported."""
     args = [a(tmp_path) if callable(a) else a for a in args]
     argv = pipeline_argv(name, *args)
@@ -93,6 +104,26 @@ def test_help_and_bad_input_import_no_ray_mlflow_or_pandas(tmp_path, name, args)
     proc = run_command(argv, cwd=tmp_path, timeout=180)
     assert proc.returncode == (0 if args == ["--help"] else 2), proc.stderr[-2000:]
     assert "hydra" in _imported(proc.stderr)  # the listing is what it claims to be
+    assert not _imported(proc.stderr) & set(HEAVY)
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--help"], 0),  # every domain's subcommands registered: their choices and limits
+        (["eleusis", "scientist", "--name", "oracel"], 2),
+        (["eleusis", "referee", "--deck", "spike", "--harma", "0"], 2),
+        (["play", "flagbots", "--searcher", "alphabta"], 2),
+        (["poker", "equity", "AsKs", "--opponents", "23"], 2),
+    ],
+)
+def test_sparring_help_and_bad_arguments_import_nothing_heavy(tmp_path, args, code):
+    """The ``sparring`` command answers ``--help`` and refuses a bad choice or limit before
+    any kernel module is imported."""
+    argv = [sys.executable, "-X", "importtime", *cli_argv(*args)[1:]]
+    proc = run_command(argv, cwd=tmp_path, timeout=180)
+    assert proc.returncode == code, proc.stderr[-2000:]
+    assert "argparse" in _imported(proc.stderr)  # the listing is what it claims to be
     assert not _imported(proc.stderr) & set(HEAVY)
 
 

@@ -6,10 +6,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sparring.eleusis.bench import run_cell
-from sparring.eleusis.cards import card_index, consistent_cards
+from sparring.eleusis.cards import card_index
 from sparring.eleusis.decks import make_deck
 from sparring.eleusis.env import EleusisGame
-from sparring.eleusis.informed import finite_families, hypotheses, informed_observe
+from sparring.eleusis.feedback import consistent_cards
+from sparring.eleusis.hypotheses import finite_families, hypotheses
+from sparring.eleusis.informed import informed_observe
 from sparring.eleusis.scientists import Scientist
 from sparring.eleusis.theory import d_of
 

@@ -8,9 +8,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sparring.eleusis.bench import run_cell
-from sparring.eleusis.cards import consistent_cards
 from sparring.eleusis.env import EleusisGame
-from sparring.eleusis.scientists import NAMES, Scientist, kl_ucb, parse_scientist, spread
+from sparring.eleusis.feedback import consistent_cards
+from sparring.eleusis.roster import NAMES, parse_scientist
+from sparring.eleusis.scientists import Scientist, kl_ucb, spread
 
 
 @pytest.mark.parametrize(("code", "count"), [(3, 1), (1, 12), (2, 3), (0, 36)])

@@ -5,10 +5,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sparring.eleusis.cards import card_index, feedback_code, harma_change
+from sparring.eleusis.cards import card_index
 from sparring.eleusis.decks import FAMILIES, make_deck
 from sparring.eleusis.env import deck_cdf, game_stream
-from sparring.eleusis.scientists import NAMES, NO_HYPOTHESES, play_game
+from sparring.eleusis.feedback import feedback_code, harma_change
+from sparring.eleusis.roster import NAMES
+from sparring.eleusis.scientists import NO_HYPOTHESES, play_game
 from sparring.eleusis.theory import d_of, expected_guesses, oracle_drift
 
 
@@ -119,7 +121,8 @@ def test_memory_grows_with_h0_not_its_square():
     system's 80 GB: its peak allocation is a few hundred MB at most."""
     import tracemalloc
 
-    from sparring.eleusis.theory import MAX_H0, expected_guesses
+    from sparring.eleusis.limits import MAX_H0
+    from sparring.eleusis.theory import expected_guesses
 
     p = np.zeros(52)
     p[:4] = [0.4, 0.3, 0.2, 0.1]

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 from sparring.flagbots.alphabeta import UniformTree, negamax
-from sparring.flagbots.engine import Engine, searcher
+from sparring.flagbots.engine import Engine
 from sparring.flagbots.game import Position
 from sparring.flagbots.rules import FlagBotsConfig
+from sparring.flagbots.searchers import searcher
 
 
 def random_positions(count, plies, seed):
@@ -92,7 +93,7 @@ def test_unknown_searcher():
     ],
 )
 def test_a_searcher_with_an_unusable_budget_is_refused(overrides, message):
-    from sparring.flagbots.engine import searcher
+    from sparring.flagbots.searchers import searcher
 
     with pytest.raises(ValueError, match=message):
         searcher("full", **overrides)

@@ -16,7 +16,7 @@ from sparring.ga.operators import (
     tournament,
     used_genes,
 )
-from sparring.poker.rules import N_GENES
+from sparring.poker.catalog import N_GENES
 
 
 def parents():

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from sparring.poker.bots import baseline_table, calling_station, maniac, tight_aggressive
+from sparring.poker.catalog import N_GENES
 from sparring.poker.engine import play_deals
-from sparring.poker.rules import N_GENES, gene_index
+from sparring.poker.rules import gene_index
 from sparring.poker.table import play_hand_reference, seating
 
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from sparring.game_api import TERMINAL, IllegalActionError
+from sparring.poker.catalog import N_GENES
 from sparring.poker.evaluator import evaluate7
 from sparring.poker.game import Holdem, HoldemHand
-from sparring.poker.rules import N_GENES
 from sparring.poker.table import play_hand_reference
 
 _ACTION = re.compile(r"^seat (\d+) \(player \d+\) (?:checks|calls|bets|raises|folds).*; (\w+)\)$")

@@ -40,11 +40,10 @@ from typing import Any, Protocol, runtime_checkable
 
 from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import Limits
+from sparring.poker.catalog import BASELINES
 from sparring.runtime.errors import ConfigError
 
-# poker.bots.BASELINES but "mixed" (a table, not a player); spelled here so that checking a
-# spec imports no numba (poker.rules)
-POKER_BASELINES = ("calling_station", "maniac", "random", "tight_aggressive")
+POKER_BASELINES = BASELINES[:-1]  # the players: "mixed" is a table of them
 ALLOWED = (
     "py:<module>:<Name>, cmd:<command line>, acpc:<command line>, random, first, "
     f"flagbots@depth=<1..10>, flagbots@<ms>ms, poker@<{'|'.join(POKER_BASELINES)}>, "
@@ -223,7 +222,7 @@ def mus_rates(text: str, key: str = "agent") -> dict[str, Any]:
 def learner(text: str, key: str = "agent") -> tuple[str, float]:
     """The scientist and its parameter of an ``eleusis@`` spec: a learner, told nothing of the
     deck (the oracle, the optimal policy and the informed reference are not agents)."""
-    from sparring.eleusis.scientists import LEARNERS, parse_scientist
+    from sparring.eleusis.roster import LEARNERS, parse_scientist
 
     body = text[len("eleusis@") :]
     try:
@@ -315,8 +314,9 @@ class FlagBotsEngineAgent:
         self.engine = None
 
     def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
-        from sparring.flagbots.engine import Engine, searcher
+        from sparring.flagbots.engine import Engine
         from sparring.flagbots.game import Position
+        from sparring.flagbots.searchers import searcher
 
         position = Position.from_text(observation["position"])
         if self.engine is None:

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from sparring.poker.cards import parse_cards
+from sparring.poker.catalog import N_GENES
 from sparring.poker.equity import equity_by_opponents
 from sparring.poker.preflop import class_index, load_table
 from sparring.poker.rules import (
@@ -29,7 +30,6 @@ from sparring.poker.rules import (
     CALL,
     DEFAULT_CALL_FACTOR,
     DEFAULT_RAISE_FACTOR,
-    N_GENES,
     RAISE,
     STREET_NAMES,
     bet_size,

@@ -46,7 +46,7 @@ class MusPlayerAgent:
 
 
 class ScientistAgent:
-    """An Eleusis learner by name (``eleusis.scientists.LEARNERS``) and parameter."""
+    """An Eleusis learner by name (``eleusis.roster.LEARNERS``) and parameter."""
 
     def __init__(self, name: str, param: float) -> None:
         self.name, self.param = name, param

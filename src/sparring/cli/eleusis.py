@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from sparring.cli.common import UsageError, integer, number, seed
-from sparring.eleusis.scientists import NAMES
-from sparring.eleusis.theory import MAX_H0
+from sparring.eleusis.limits import MAX_H0
+from sparring.eleusis.roster import NAMES
 
 
 def register(top: argparse._SubParsersAction, groups: dict) -> None:
@@ -117,7 +117,7 @@ def scientist(args: argparse.Namespace) -> int:
     if args.name in ("oracle", "optimal") and p_true is None:
         raise UsageError(f"the {args.name} knows the deck: give --deck (and the game's --seed)")
     if args.name == "informed":
-        from sparring.eleusis.informed import hypotheses
+        from sparring.eleusis.hypotheses import hypotheses
 
         if not args.deck:
             raise UsageError("the informed reference knows the deck's family: give --deck")

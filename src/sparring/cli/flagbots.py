@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sparring.cli.common import integer, number
-from sparring.flagbots.engine import SEARCHERS
+from sparring.flagbots.searchers import SEARCHERS
 
 MAPS = ("default", "wall_row")
 SIDES = ("south", "north")
@@ -50,9 +50,10 @@ def position(text: str):
 
 def play(args: argparse.Namespace) -> int:
     """Play one game; the engine answers each move."""
-    from sparring.flagbots.engine import Engine, searcher
+    from sparring.flagbots.engine import Engine
     from sparring.flagbots.game import IllegalMoveError, Position
     from sparring.flagbots.rules import FlagBotsConfig
+    from sparring.flagbots.searchers import searcher
 
     if args.position is not None:
         pos = args.position

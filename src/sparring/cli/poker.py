@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 
 from sparring.cli.common import UsageError, existing_dir, integer, number, seed
-from sparring.poker.bots import BASELINES
-from sparring.poker.equity import MAX_OPPONENTS
+from sparring.poker.catalog import BASELINES, MAX_OPPONENTS
 
 HEROES = tuple(b for b in BASELINES if b != "mixed")
 

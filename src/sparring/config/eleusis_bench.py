@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from sparring.config import checks
 from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
 from sparring.eleusis.decks import parse_deck
-from sparring.eleusis.informed import hypotheses
-from sparring.eleusis.scientists import NAMES, PARAMS, parse_scientist
-from sparring.eleusis.theory import MAX_H0
+from sparring.eleusis.hypotheses import hypotheses
+from sparring.eleusis.limits import MAX_H0
+from sparring.eleusis.roster import NAMES, PARAMS, parse_scientist
 from sparring.runtime.errors import ConfigError
 
 

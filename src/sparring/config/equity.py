@@ -13,7 +13,7 @@ from sparring.config.common import (
     StorageConfig,
     TrackingConfig,
 )
-from sparring.poker.preflop import CLASS_INDEX, CLASSES, MAX_TABLE_OPPONENTS
+from sparring.poker.catalog import CLASS_INDEX, CLASSES, MAX_TABLE_OPPONENTS
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
 

@@ -22,9 +22,8 @@ from sparring.ga.params import (
     check_seed,
     check_trainer_size,
 )
-from sparring.poker.bots import BASELINES
+from sparring.poker.catalog import BASELINES, MAX_SEATS, MIN_SEATS
 from sparring.poker.dealset import DealSetConfig
-from sparring.poker.rules import MAX_SEATS, MIN_SEATS
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.storage import Location

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from sparring.config import checks
 from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
+from sparring.poker.catalog import MAX_SEATS, MIN_SEATS
 from sparring.poker.dealset import DealSetConfig
-from sparring.poker.rules import MAX_SEATS, MIN_SEATS
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.storage import is_remote
 

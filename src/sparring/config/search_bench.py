@@ -7,12 +7,12 @@ from enum import StrEnum
 
 from sparring.config import checks
 from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
-from sparring.flagbots.engine import SEARCHERS
+from sparring.flagbots.searchers import SEARCHERS, searcher
 from sparring.runtime.errors import ConfigError
 
 
 class Searcher(StrEnum):
-    """The engine configurations of ``sparring.flagbots.engine.SEARCHERS``, weakest first."""
+    """The engine configurations of ``sparring.flagbots.searchers.SEARCHERS``, weakest first."""
 
     minimax = "minimax"
     alphabeta = "alphabeta"
@@ -45,8 +45,6 @@ class Player:
 
     def engine(self, name: str):
         """Its ``EngineSettings``, named ``name``."""
-        from sparring.flagbots.engine import searcher
-
         budget = {"time_s": self.time_s} if self.time_s else {}
         return searcher(self.kind, name=name, **budget, **dict(self.overrides))
 

@@ -22,8 +22,9 @@ import pyarrow as pa
 
 from sparring.eleusis.decks import make_deck
 from sparring.eleusis.env import deck_cdf, game_stream
-from sparring.eleusis.informed import hypotheses
-from sparring.eleusis.scientists import NAMES, NO_HYPOTHESES, parse_scientist, play_game
+from sparring.eleusis.hypotheses import hypotheses
+from sparring.eleusis.roster import NAMES, parse_scientist
+from sparring.eleusis.scientists import NO_HYPOTHESES, play_game
 from sparring.eleusis.theory import expected_guesses, oracle_drift
 from sparring.runtime.config import metric_name
 from sparring.runtime.datasets import DatasetSpec

@@ -11,7 +11,6 @@ from collections.abc import Callable
 import numpy as np
 
 from sparring.eleusis.cards import N_CARDS, card_index
-from sparring.seeding import task_rng
 
 
 def _normalise(p: np.ndarray) -> np.ndarray:
@@ -133,6 +132,10 @@ def parse_deck(spec: str) -> tuple[str, dict[str, float]]:
 
 def make_deck(spec: str, seed: int = 0) -> np.ndarray:
     """The distribution p (52,) of deck ``spec`` under ``seed``."""
+    # seeding also defines numba kernels: imported here so that the config checks, which only
+    # parse decks, import no numba
+    from sparring.seeding import task_rng
+
     family, params = parse_deck(spec)
     p = FAMILIES[family](task_rng(seed, "deck", spec), **params)
     if not (np.all(p >= 0) and np.isfinite(p).all() and p.sum() > 0):

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from sparring.eleusis.cards import N_CARDS, feedback_code, harma_change
+from sparring.eleusis.cards import N_CARDS
+from sparring.eleusis.feedback import feedback_code, harma_change
 from sparring.eleusis.scientists import draw_card
 from sparring.seeding import seed_state, stream_state
 

@@ -24,7 +24,8 @@ Every scientist chooses by the expected harma ``d`` of its current belief, never
   decks, see ``informed``) are references.
 
 Random choices use numba's generator, seeded per game; the drawn cards come from the game's own
-stream (``env``), so every scientist faces the same card sequence for a (deck, seed).
+stream (``env``), so every scientist faces the same card sequence for a (deck, seed). The names,
+kinds and parameters of the scientists are in ``roster``.
 """
 
 from __future__ import annotations
@@ -38,80 +39,28 @@ import numpy as np
 from numba import _helperlib as _numba_helperlib
 from numba import njit
 
-from sparring.eleusis.cards import (
-    N_CARDS,
-    N_NUMBERS,
-    N_SUITS,
-    feedback_code,
-    harma_change,
-    number_of,
-    suit_of,
+from sparring.eleusis.cards import N_CARDS, N_NUMBERS, N_SUITS
+from sparring.eleusis.feedback import feedback_code, harma_change, number_of, suit_of
+from sparring.eleusis.hypotheses import hypotheses
+from sparring.eleusis.informed import informed_choose, informed_observe
+from sparring.eleusis.roster import (
+    BETA_THOMPSON,
+    DEFAULT_PARAM,
+    DIRICHLET_GIBBS,
+    EM_GREEDY,
+    FREQUENCY,
+    GREEDY_FREQUENCY,
+    INFORMED,
+    KL_UCB,
+    NAMES,
+    OPTIMAL,
 )
-from sparring.eleusis.informed import hypotheses, informed_choose, informed_observe
 from sparring.eleusis.theory import best_card, d_values
 from sparring.seeding import next_u64, uniform
 
-NAMES = (
-    "frequency",
-    "greedy_frequency",
-    "beta_thompson",
-    "dirichlet_gibbs",
-    "em_greedy",
-    "kl_ucb",
-    "oracle",
-    "optimal",
-    "informed",
-)
-FREQUENCY, GREEDY_FREQUENCY, BETA_THOMPSON, DIRICHLET_GIBBS, EM_GREEDY, KL_UCB = range(6)
-ORACLE, OPTIMAL, INFORMED = 6, 7, 8
 NO_HYPOTHESES = np.full((1, N_CARDS), 1.0 / N_CARDS)  # what the others get in the hyps slot
-LEARNERS = NAMES[:6]  # the rest are references: told the deck (oracle, optimal) or its family
 GIBBS_SWEEPS = 2  # per guess: one sweep mixes too slowly (2.09x the oracle on best != mode,
 # 2 sweeps 1.79x; 4 sweeps no better, at half the speed)
-# params[0] per kind: reset threshold (frequency), Dirichlet alpha (gibbs, em), c (kl_ucb)
-DEFAULT_PARAM = {
-    "frequency": 50.0,
-    "greedy_frequency": 0.0,
-    "beta_thompson": 0.0,
-    "dirichlet_gibbs": 0.1,
-    "em_greedy": 1.001,
-    "kl_ucb": 0.5,  # c of the bound c·log(t + 2): 0.25 explores too little on best != mode
-    "oracle": 0.0,
-    "optimal": 0.0,
-    "informed": 0.0,
-}
-
-
-# The one parameter a scientist takes, as written in a spec "name:key=value", with its range.
-PARAMS = {
-    "frequency": ("reset", 0.0, float("inf")),  # harma since the last reset
-    "dirichlet_gibbs": ("alpha", 0.0, float("inf")),  # the Dirichlet prior (sparse below 1)
-    "em_greedy": ("alpha", 1.0, float("inf")),  # MAP needs alpha >= 1
-    "kl_ucb": ("c", 0.0, float("inf")),  # exploration: bound c·log(t + 2)
-}
-
-
-def parse_scientist(spec: str) -> tuple[str, float]:
-    """ "kl_ucb" → ("kl_ucb", 0.5) (the default); "dirichlet_gibbs:alpha=0.3" → (…, 0.3).
-    Raises ValueError naming what is wrong and what is allowed."""
-    name, _, rest = spec.partition(":")
-    if name not in NAMES:
-        raise ValueError(f"unknown scientist {name!r}; choose from {', '.join(NAMES)}")
-    if not rest:
-        return name, DEFAULT_PARAM[name]
-    if name not in PARAMS:
-        raise ValueError(f"{spec!r}: {name} takes no parameter")
-    key, low, high = PARAMS[name]
-    got, _, value = rest.partition("=")
-    if got != key:
-        raise ValueError(f"{spec!r}: {name} takes {key}=<number>, got {rest!r}")
-    try:
-        param = float(value)
-    except ValueError:
-        raise ValueError(f"{spec!r}: {key} must be a number, got {value!r}") from None
-    if not (low < param < high or (name == "em_greedy" and param == low)):
-        raise ValueError(f"{spec!r}: {key} must be in ({low:g}, {high:g}), got {param:g}")
-    return name, param
 
 
 # The Beta counters ``ab`` (row 0 successes, row 1 failures) of the Beta-Thompson and KL-UCB

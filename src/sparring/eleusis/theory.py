@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit
 
 from sparring.eleusis.cards import N_CARDS
+from sparring.eleusis.limits import MAX_H0
 
 
 @njit(cache=True)
@@ -69,9 +70,6 @@ def outcome_probabilities(p: np.ndarray) -> np.ndarray:
 
 LOWER, UPPER = 3, 2  # the system's band: V(h) couples V(h-3) below and V(h+2) above
 MARGIN = 300  # harmas evaluated above h0 before the linear regime takes over
-MAX_H0 = 100_000
-"""The largest starting harma evaluated exactly. Policy iteration holds a few arrays of
-52 x (h0 + MARGIN) floats: about 170 MB at this bound, growing linearly with h0."""
 
 
 def _evaluate(probs: np.ndarray, policy: np.ndarray, top: int, drift: float) -> np.ndarray:

@@ -11,10 +11,11 @@ from dataclasses import asdict
 
 import numpy as np
 
-from sparring.flagbots.engine import Engine, searcher
+from sparring.flagbots.engine import Engine
 from sparring.flagbots.game import Position
 from sparring.flagbots.match import play_game
 from sparring.flagbots.rules import FlagBotsConfig
+from sparring.flagbots.searchers import searcher
 from sparring.flagbots.tables import minimal_leaves
 from sparring.seeding import task_rng
 

@@ -1,11 +1,11 @@
 """The alpha-beta engine: one compiled negamax whose switches make every searcher.
 
-Searchers (``SEARCHERS``) are configurations: plain minimax (no pruning), alpha-beta, and
-alpha-beta with iterative deepening (root ordered by the previous iteration), transposition
-table, killer and history heuristics, aspiration windows and the self-destruct pruning of the
-notes. Time is kept by the driver: each iteration gets a node budget from the measured speed and
-the time left, and an aborted iteration is discarded (the best move of the last completed one is
-played). Memory is the transposition table, sized from ``memory_mb``.
+Searchers (``sparring.flagbots.searchers``) are configurations: plain minimax (no pruning),
+alpha-beta, and alpha-beta with iterative deepening (root ordered by the previous iteration),
+transposition table, killer and history heuristics, aspiration windows and the self-destruct
+pruning of the notes. Time is kept by the driver: each iteration gets a node budget from the
+measured speed and the time left, and an aborted iteration is discarded (the best move of the
+last completed one is played). Memory is the transposition table, sized from ``memory_mb``.
 """
 
 from __future__ import annotations
@@ -44,10 +44,10 @@ from sparring.flagbots.rules import (
     unmake,
     zobrist_table,
 )
+from sparring.flagbots.searchers import MAX_PLY, EngineSettings
 
 WIN = 1_000_000
 INF = 2_000_000_000
-MAX_PLY = 128
 # cfg flags
 ALPHA_BETA, USE_TT, KILLERS, HISTORY, PRUNE, NODE_LIMIT = range(6)
 # stats
@@ -300,56 +300,6 @@ def search_root(st, ws, key, depth, alpha, beta, root_moves, root_scores, n):
     return best_i
 
 
-@dataclass(frozen=True)
-class EngineSettings:
-    """One searcher: which parts of the engine are on, and its budgets."""
-
-    name: str = "full"
-    alpha_beta: bool = True
-    iterative: bool = True
-    tt: bool = True
-    killers: bool = True
-    history: bool = True
-    aspiration: int = 0  # half-width of the aspiration window; 0 = off
-    prune_destructs: bool = True
-    max_depth: int = 64
-    time_s: float | None = 2.0
-    memory_mb: int = 100
-
-    def __post_init__(self) -> None:
-        """Budgets must be usable; raises ValueError naming the field otherwise."""
-        if not 1 <= self.max_depth < MAX_PLY:
-            raise ValueError(
-                f"max_depth={self.max_depth} is not allowed: expected 1..{MAX_PLY - 1}"
-            )
-        if self.time_s is not None and not self.time_s > 0:
-            raise ValueError(f"time_s={self.time_s} is not allowed: expected None or > 0")
-        if self.memory_mb < 1:
-            raise ValueError(f"memory_mb={self.memory_mb} is not allowed: expected >= 1")
-        if self.aspiration < 0:
-            raise ValueError(f"aspiration={self.aspiration} is not allowed: expected >= 0")
-
-
-SEARCHERS: dict[str, EngineSettings] = {
-    "minimax": EngineSettings(
-        "minimax",
-        alpha_beta=False,
-        iterative=False,
-        tt=False,
-        killers=False,
-        history=False,
-        prune_destructs=False,
-    ),
-    "alphabeta": EngineSettings(
-        "alphabeta", iterative=False, tt=False, killers=False, history=False, prune_destructs=False
-    ),
-    "id": EngineSettings("id", tt=False, killers=False, history=False, prune_destructs=False),
-    "id_tt": EngineSettings("id_tt", killers=False, history=False, prune_destructs=False),
-    "id_tt_kh": EngineSettings("id_tt_kh", prune_destructs=False),
-    "full": EngineSettings("full", aspiration=200),
-}
-
-
 @dataclass
 class SearchResult:
     move: int
@@ -523,10 +473,3 @@ def _warm_up(engine: Engine) -> None:
         engine.cfg = saved
         engine.ws.tt_key[:] = 0
         engine.ws.hist[:] = 0
-
-
-def searcher(kind: str, **overrides) -> EngineSettings:
-    """The searcher ``kind`` (a key of SEARCHERS) with fields overridden (e.g. a new name)."""
-    if kind not in SEARCHERS:
-        raise ValueError(f"unknown searcher {kind!r}; choose from {', '.join(SEARCHERS)}")
-    return replace(SEARCHERS[kind], **overrides)

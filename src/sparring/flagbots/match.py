@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sparring.flagbots.engine import Engine, EngineSettings
+from sparring.flagbots.engine import Engine
 from sparring.flagbots.game import Position
 from sparring.flagbots.rules import FlagBotsConfig
+from sparring.flagbots.searchers import EngineSettings
 from sparring.seeding import task_rng
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from sparring.flagbots.engine import SEARCHERS
+from sparring.flagbots.searchers import SEARCHERS
 from sparring.runtime.datasets import DatasetSpec
 
 Row = Mapping[str, Any]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sparring.poker.catalog import N_GENES
 from sparring.poker.engine import PlayResult, play_deals
-from sparring.poker.rules import N_GENES
 from sparring.seeding import task_rng
 
 BIG_BLIND = 2.0

@@ -11,7 +11,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from sparring.poker.rules import N_GENES
+from sparring.poker.catalog import N_GENES
 
 
 class CrossoverOperator(StrEnum):

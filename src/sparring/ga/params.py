@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from sparring.ga.operators import CrossoverOperator, CrossoverPolicy
-from sparring.poker.rules import MIN_SEATS, N_GENES
+from sparring.poker.catalog import MIN_SEATS, N_GENES
 from sparring.runtime.checks import choice, integer, number, probability
 
 

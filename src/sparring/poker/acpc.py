@@ -30,11 +30,10 @@ from pathlib import Path
 from typing import Any
 
 from sparring.poker.cards import CARD_TEXTS
+from sparring.poker.catalog import MAX_SEATS, MIN_SEATS
 from sparring.poker.game import HoldemHand
 from sparring.poker.rules import (
     MAX_BETS,
-    MAX_SEATS,
-    MIN_SEATS,
     bet_size,
     blind_seats,
     first_to_act,

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from sparring.poker.rules import BIG_BET, N_GENES, bet_size, decision_value
+from sparring.poker.catalog import BASELINES, N_GENES
+from sparring.poker.rules import BIG_BET, bet_size, decision_value
 
-BASELINES = ("calling_station", "maniac", "random", "tight_aggressive", "mixed")
-_MIX = ("calling_station", "maniac", "random", "tight_aggressive")
+_MIX = BASELINES[:-1]  # the players of a "mixed" table
 
 
 def _decode(gene: int) -> tuple[int, int, int, int, int]:

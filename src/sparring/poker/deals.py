@@ -18,11 +18,12 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from sparring.poker.catalog import MAX_SEATS, MIN_SEATS
 from sparring.poker.engine import betting_round, start_hand
 from sparring.poker.equity import equity_by_opponents_kernel
 from sparring.poker.evaluator import CARD_BITS, CARD_KEYS, SUIT_START, value7
 from sparring.poker.preflop import _GRID, load_table
-from sparring.poker.rules import DEFAULT_CALL_FACTOR, DEFAULT_RAISE_FACTOR, MAX_SEATS, MIN_SEATS
+from sparring.poker.rules import DEFAULT_CALL_FACTOR, DEFAULT_RAISE_FACTOR
 from sparring.runtime.datasets import DatasetSpec
 from sparring.seeding import below, next_u64, seed_state, stream_state
 

@@ -17,15 +17,13 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from sparring.poker.catalog import MAX_SEATS, MIN_SEATS, N_GENES
 from sparring.poker.rules import (
     CALL,
     DEFAULT_CALL_FACTOR,
     DEFAULT_RAISE_FACTOR,
     FOLD,
     MAX_BETS,
-    MAX_SEATS,
-    MIN_SEATS,
-    N_GENES,
     RAISE,
     bet_size,
     blind_seats,

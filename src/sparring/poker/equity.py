@@ -15,10 +15,10 @@ import numpy as np
 from numba import njit
 
 from sparring.poker.cards import as_cards, format_cards
+from sparring.poker.catalog import MAX_OPPONENTS
 from sparring.poker.evaluator import CARD_BITS, CARD_KEYS, SUIT_START, value7
 from sparring.seeding import below, next_u64, seed_state, stream_state
 
-MAX_OPPONENTS = 22  # 2 + 5 + 2 * 22 = 51 cards
 METHODS = ("auto", "exact", "monte_carlo")
 MAX_EXACT = 50_000_000  # refuse method="exact" beyond this many combinations
 

@@ -25,14 +25,13 @@ import numpy as np
 
 from sparring.game_api import TERMINAL, Game, IllegalActionError
 from sparring.poker.cards import CARD_TEXTS
+from sparring.poker.catalog import MAX_SEATS, MIN_SEATS
 from sparring.poker.evaluator import evaluate7
 from sparring.poker.rules import (
     ACTION_NAMES,
     CALL,
     FOLD,
     MAX_BETS,
-    MAX_SEATS,
-    MIN_SEATS,
     RAISE,
     STREET_NAMES,
     bet_size,

@@ -16,12 +16,11 @@ import numpy as np
 import pyarrow as pa
 
 from sparring.poker.cards import RANKS, as_cards
+from sparring.poker.catalog import CLASS_INDEX, CLASSES, MAX_TABLE_OPPONENTS
 from sparring.poker.equity import EquityResult, equity
 from sparring.runtime.datasets import DatasetSpec, read_table
 from sparring.runtime.storage import Location
 from sparring.seeding import task_seed
-
-MAX_TABLE_OPPONENTS = 9
 
 PREFLOP_SPEC = DatasetSpec(
     name="preflop_equity",
@@ -37,17 +36,6 @@ PREFLOP_SPEC = DatasetSpec(
         ]
     ),
 )
-
-
-def _class_names() -> list[str]:
-    ranks = RANKS[::-1]  # A first
-    pairs = [r + r for r in ranks]
-    unpaired = [(hi, lo) for i, hi in enumerate(ranks) for lo in ranks[i + 1 :]]
-    return pairs + [hi + lo + "s" for hi, lo in unpaired] + [hi + lo + "o" for hi, lo in unpaired]
-
-
-CLASSES: tuple[str, ...] = tuple(_class_names())
-CLASS_INDEX = {name: i for i, name in enumerate(CLASSES)}
 
 
 def _lookup_grid() -> np.ndarray:

@@ -23,13 +23,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-N_GENES = 540
 FOLD, CALL, RAISE = 0, 1, 2
 ACTION_NAMES = ("fold", "call", "raise")
 STREET_NAMES = ("preflop", "flop", "turn", "river")
 SMALL_BET, BIG_BET = 2, 4
 MAX_BETS = 4
-MIN_SEATS, MAX_SEATS = 2, 10
 DEFAULT_RAISE_FACTOR, DEFAULT_CALL_FACTOR = 1.6, 1.1
 
 

@@ -1,0 +1,9 @@
+"""Bounds on what a user may ask of Eleusis, kept apart from the kernels they protect so the
+config and the CLI check them without importing numba."""
+
+from __future__ import annotations
+
+MAX_H0 = 100_000
+"""The largest starting harma evaluated exactly (``theory.expected_guesses``). Policy iteration
+holds a few arrays of 52 x (h0 + ``theory.MARGIN``) floats: about 170 MB at this bound, growing
+linearly with h0."""
