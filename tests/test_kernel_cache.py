@@ -26,9 +26,10 @@ print(cards)
 """
 
 
-def draw(src: Path, cache: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": str(src), "SPARRING_KERNEL_CACHE": str(cache)}
+def draw(src: Path, cache: Path, **env_vars: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(src), "SPARRING_KERNEL_CACHE": str(cache), **env_vars}
     env.pop("NUMBA_CACHE_DIR", None)
+    env.pop("NUMBA_CACHE_LOCATOR_CLASSES", None)
     out = subprocess.run(
         [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=300
     )
@@ -36,10 +37,13 @@ def draw(src: Path, cache: Path) -> str:
     return out.stdout.strip()
 
 
+def copy_sources(to: Path) -> Path:
+    shutil.copytree(SRC / "sparring", to / "sparring", ignore=shutil.ignore_patterns("__pycache__"))
+    return to
+
+
 def test_a_constant_changed_in_another_file_reaches_a_cached_kernel(tmp_path):
-    src = tmp_path / "src"
-    fresh = shutil.ignore_patterns("__pycache__")
-    shutil.copytree(SRC / "sparring", src / "sparring", ignore=fresh)
+    src = copy_sources(tmp_path / "src")
     cache = tmp_path / "cache"
     before = draw(src, cache)
     assert any(cache.rglob("*.nbi")), "the first run left a warm cache"
@@ -65,3 +69,17 @@ def test_the_digest_follows_every_source_file(tmp_path):
     assert sources_digest(package) != first
     (package / "sub" / "b.py").write_text("B = 2\n")
     assert sources_digest(package) == first
+
+
+def test_a_copy_of_the_same_sources_elsewhere_loads_the_kernels_compiled_for_the_first(tmp_path):
+    # As a submitted job's shipped package or a fresh clone: the same files at another path.
+    cache = tmp_path / "cache"
+    first = draw(copy_sources(tmp_path / "checkout"), cache)
+    compiled = sorted(p.relative_to(cache) for p in cache.rglob("*.nb[ic]"))
+    assert compiled, "the first copy compiled and cached its kernels"
+
+    # numba's cache log says what each kernel came from (NUMBA_DEBUG_CACHE)
+    shipped = draw(copy_sources(tmp_path / "shipped"), cache, NUMBA_DEBUG_CACHE="1")
+    assert shipped.splitlines()[-1] == first
+    assert "data loaded from" in shipped and "data saved to" not in shipped, shipped
+    assert sorted(p.relative_to(cache) for p in cache.rglob("*.nb[ic]")) == compiled

@@ -7,6 +7,10 @@ directory, ``<root>/<hash of every .py file of the package>``, chosen before any
 defined: an edit anywhere means a fresh cache, and ``make clean-cache`` is never needed for
 correctness (it only frees disk). ``root`` is ``$SPARRING_KERNEL_CACHE`` or
 ``~/.cache/sparring/kernels``.
+
+Inside that directory a kernel is filed by its path inside the package (``kernel_locator``), so
+every copy of the same sources shares it: a submitted job's shipped package and a fresh clone
+load what the checkout compiled instead of compiling again.
 """
 
 from __future__ import annotations
@@ -19,6 +23,17 @@ from pathlib import Path
 from sparring.runtime import caches
 
 PACKAGE = Path(__file__).resolve().parent
+# numba tries these in turn for each cached kernel; the names without a module are numba's own.
+LOCATORS = ",".join(
+    [
+        "sparring.kernel_locator.PackageLocator",
+        "UserProvidedCacheLocator",
+        "InTreeCacheLocator",
+        "UserWideCacheLocator",
+        "IPythonCacheLocator",
+        "ZipCacheLocator",
+    ]
+)
 
 
 def sources_digest(package: Path = PACKAGE) -> str:
@@ -37,15 +52,18 @@ def cache_root() -> Path:
 
 
 def configure() -> Path:
-    """Point numba's cache at this version's directory (before any kernel is defined).
+    """Point numba's cache at this version's directory, and its kernels at their place inside it
+    by package path (before any kernel is defined).
 
-    Through ``NUMBA_CACHE_DIR`` while numba is not imported yet (importing it costs ~1 s that
-    commands without kernels should not pay; Ray workers inherit the variable), else through
-    numba's live config."""
+    Through ``NUMBA_CACHE_DIR`` and ``NUMBA_CACHE_LOCATOR_CLASSES`` while numba is not imported
+    yet (importing it costs ~1 s that commands without kernels should not pay; Ray workers
+    inherit the variables), else through numba's live config."""
     directory = cache_root() / sources_digest()
     os.environ["NUMBA_CACHE_DIR"] = str(directory)
+    os.environ["NUMBA_CACHE_LOCATOR_CLASSES"] = LOCATORS
     if "numba" in sys.modules:
         from numba.core import config
 
         config.CACHE_DIR = str(directory)  # type: ignore[attr-defined]
+        config.CACHE_LOCATOR_CLASSES = LOCATORS  # type: ignore[attr-defined]
     return directory

@@ -1,0 +1,56 @@
+"""Where numba files a kernel of this package: by its path inside the package, not on the disk.
+
+numba's own locators name a kernel's cache directory by a hash of the absolute path of its
+source file, so the same sources at another path compile every kernel again: a job submitted
+to a cluster (Ray ships the package to ``.../runtime_resources/.../sparring``), a fresh clone,
+a second checkout. Here a kernel of ``sparring/poker/rules.py`` is filed under
+``$NUMBA_CACHE_DIR/sparring/poker`` wherever that file lives. That is safe because
+``kernel_cache`` names ``$NUMBA_CACHE_DIR`` by a hash of every source of the package, and numba
+still checks the kernel's own file by a hash of its content.
+
+numba imports this module by name (``NUMBA_CACHE_LOCATOR_CLASSES``, set by ``kernel_cache``)
+the first time it caches a kernel, so it costs nothing to a process without kernels. A file
+outside the package falls through to numba's own locators.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from numba.core import config
+from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
+
+from sparring.kernel_cache import PACKAGE
+
+
+def inside_package(py_file: str, package: Path = PACKAGE) -> Path | None:
+    """``py_file``'s path relative to ``package``, or None when it lies outside it."""
+    try:
+        return Path(py_file).resolve().relative_to(package)
+    except ValueError:
+        return None
+
+
+class PackageLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
+    """Caches a kernel of this package under ``$NUMBA_CACHE_DIR/sparring/<its folder>``."""
+
+    def __init__(self, py_func, py_file: str, inside: Path):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(config.CACHE_DIR, PACKAGE.name, *inside.parent.parts)
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file: str):
+        inside = inside_package(py_file)
+        if not config.CACHE_DIR or inside is None:
+            return None
+        locator = cls(py_func, py_file, inside)
+        try:
+            locator.ensure_cache_path()
+        except OSError:  # not writable: numba's next locator decides
+            return None
+        return locator
