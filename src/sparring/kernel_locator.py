@@ -32,13 +32,18 @@ def inside_package(py_file: str, package: Path = PACKAGE) -> Path | None:
         return None
 
 
+def cache_dir() -> str:
+    """numba's ``CACHE_DIR`` (``$NUMBA_CACHE_DIR``), "" when unset."""
+    return str(config.CACHE_DIR)  # type: ignore[attr-defined]  # set at runtime from the env
+
+
 class PackageLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
     """Caches a kernel of this package under ``$NUMBA_CACHE_DIR/sparring/<its folder>``."""
 
     def __init__(self, py_func, py_file: str, inside: Path):
         self._py_file = py_file
         self._lineno = py_func.__code__.co_firstlineno
-        self._cache_path = os.path.join(config.CACHE_DIR, PACKAGE.name, *inside.parent.parts)
+        self._cache_path = os.path.join(cache_dir(), PACKAGE.name, *inside.parent.parts)
 
     def get_cache_path(self) -> str:
         return self._cache_path
@@ -46,7 +51,7 @@ class PackageLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
     @classmethod
     def from_function(cls, py_func, py_file: str):
         inside = inside_package(py_file)
-        if not config.CACHE_DIR or inside is None:
+        if not cache_dir() or inside is None:
             return None
         locator = cls(py_func, py_file, inside)
         try:
