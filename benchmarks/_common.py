@@ -9,6 +9,7 @@ import platform
 import time
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 
 import numpy as np
 
@@ -17,6 +18,14 @@ def parser(description: str) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--quick", action="store_true", help="smaller sizes (for make bench / CI)")
     return p
+
+
+def busy_seconds() -> float:
+    """CPU-seconds the whole machine has been busy since boot, all cores (user, nice, system,
+    irq, softirq of ``/proc/stat``; guest time is inside user)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    ticks = os.sysconf("SC_CLK_TCK")
+    return sum(int(fields[i]) for i in (0, 1, 2, 5, 6)) / ticks
 
 
 def best_rate(fn: Callable[[], int], repeats: int = 3) -> float:

@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import parser, report
+from _common import busy_seconds, parser, report
 
 ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
@@ -46,13 +46,6 @@ DEFAULT_GC = (
     "atexit.unregister(gc.freeze); sys.argv = sys.argv[1:]; "
     "runpy.run_path(sys.argv[0], run_name='__main__')"
 )
-
-
-def busy_seconds() -> float:
-    """CPU-seconds the whole machine has been busy (user, nice, system, irq, softirq)."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    ticks = os.sysconf("SC_CLK_TCK")
-    return sum(int(fields[i]) for i in (0, 1, 2, 5, 6)) / ticks
 
 
 def driver_cpu(argv: list[str], cwd: Path) -> float:

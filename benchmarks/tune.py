@@ -9,11 +9,15 @@ the held-out champion's bb/100 against the mixed table, ASHA on) with each trial
 it has no randomness, so once). Per search: the best objective found and the trials it took to
 reach a target (the median of every search's best). Concurrency: the same 16 grid trials without
 early stopping at concurrency 1 and 2, in trials per hour between the parent run's start and
-end. The figures as JSON on the last line.
+end, with how busy the machine was meanwhile: a search that keeps a fraction u of the cores busy
+one trial at a time can be sped up at most 1/u by running more at once (the same CPU-seconds
+cannot take less than CPU-seconds / cores), so that ceiling is printed beside the speed-up. The
+figures as JSON on the last line.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -22,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import parser, report
+from _common import busy_seconds, parser, report
 from mlflow.tracking import MlflowClient
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,10 +58,12 @@ scheduler:
 """
 
 
-def search(root: Path, args: list[str]) -> tuple[list[dict], float]:
-    """Run one search; returns its trials (number, objective, state) and the parent's wall."""
+def search(root: Path, args: list[str]) -> tuple[list[dict], float, float]:
+    """Run one search; returns its trials (number, objective, state), the parent's wall and the
+    fraction of the machine's cores busy while it ran."""
     uri = f"sqlite:///{root / 'mlflow.db'}"
     search_id = next(a.split("=", 1)[1] for a in args if a.startswith("search_id="))
+    busy, start = busy_seconds(), time.perf_counter()
     proc = subprocess.run(
         [
             sys.executable,
@@ -74,6 +80,7 @@ def search(root: Path, args: list[str]) -> tuple[list[dict], float]:
     )
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-3000:])
+    busy = (busy_seconds() - busy) / ((os.cpu_count() or 1) * (time.perf_counter() - start))
     client = MlflowClient(uri)
     exp = client.get_experiment_by_name("evolve").experiment_id
     runs = client.search_runs([exp], f"tags.sweep_id = '{search_id}'", max_results=1000)
@@ -88,7 +95,7 @@ def search(root: Path, args: list[str]) -> tuple[list[dict], float]:
         if "trial_number" in r.data.tags
     ]
     wall = (parent.info.end_time - parent.info.start_time) / 1000
-    return sorted(trials, key=lambda t: t["number"]), wall
+    return sorted(trials, key=lambda t: t["number"]), wall, busy
 
 
 def trials_to(trials: list[dict], target: float) -> int | None:
@@ -130,7 +137,7 @@ def main() -> None:
         for algorithm, seed in plan:
             name = f"{algorithm}-{seed}" if seed is not None else "grid"
             start = time.perf_counter()
-            trials, wall = search(
+            trials, wall, _ = search(
                 root,
                 [
                     "hparams_search=ga_bench",
@@ -169,10 +176,10 @@ def main() -> None:
             if got:
                 note += f", after {statistics.mean(got):.1f} trials on average"
             rows.append((f"{algorithm}: mean best {OBJECTIVE}", best, note))
-    walls = {}
+    walls, busy = {}, {}
     for concurrency in (1, 2):
         name = f"concurrency-{concurrency}"
-        trials, wall = search(
+        trials, wall, busy[concurrency] = search(
             root,
             [
                 "hparams_search=ga_concurrency",
@@ -182,17 +189,22 @@ def main() -> None:
         )
         walls[concurrency] = wall
         figures[f"trials_per_hour_c{concurrency}"] = 3600 * len(trials) / wall
+        figures[f"machine_busy_c{concurrency}"] = busy[concurrency]
         rows.append(
             (
                 f"trials/hour at concurrency {concurrency}",
                 3600 * len(trials) / wall,
-                f"{wall:.0f} s",
+                f"{wall:.0f} s, the machine {busy[concurrency]:.0%} busy",
             )
         )
         print(f"{name}: {len(trials)} trials in {wall:.0f} s", flush=True)
     speedup = walls[1] / walls[2]
     figures["concurrency_speedup"] = speedup
+    figures["speedup_ceiling"] = 1 / busy[1]
     rows.append(("speed-up 2 vs 1 at once", speedup, "goal >= 1.7"))
+    rows.append(
+        ("its ceiling: 1 / busy at 1", 1 / busy[1], "what the idle cores of concurrency 1 allow")
+    )
     report("tune", rows, figures)
 
 

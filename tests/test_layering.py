@@ -29,7 +29,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("arena",),  # any agent against any other: specs, the line protocol, the sandbox, SPRT
     ("ga", "modeling"),  # learning on top of the games
     ("poker", "mus", "flagbots", "eleusis", "conformance", "games"),  # the games
-    ("game_api", "seeding", "kernel_cache", "__init__"),  # what every game shares
+    ("game_api", "seeding", "kernel_cache", "kernel_locator", "__init__"),  # every game shares
     ("runtime",),  # infrastructure: storage, datasets, Ray, MLflow helpers, errors
 )
 RANK = {room: depth for depth, rooms in enumerate(LAYERS) for room in rooms}

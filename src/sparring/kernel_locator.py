@@ -21,7 +21,7 @@ from pathlib import Path
 from numba.core import config
 from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
 
-from sparring.kernel_cache import PACKAGE
+PACKAGE = Path(__file__).resolve().parent  # the copy of sparring this process imported
 
 
 def inside_package(py_file: str, package: Path = PACKAGE) -> Path | None:
