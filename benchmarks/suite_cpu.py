@@ -23,14 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def machine_busy() -> float:
-    """CPU-seconds the machine has spent not idle since boot (all cores)."""
-    with open("/proc/stat") as stat:
-        values = [int(v) for v in stat.readline().split()[1:]]
-    return (sum(values) - values[3] - values[4]) / _TICKS  # minus idle and iowait
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import busy_seconds
 
 
 def _cpu(who: int) -> float:
@@ -47,14 +41,14 @@ if pytest is not None:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(item, nextitem):  # type: ignore[no-untyped-def]
-        start, busy = time.time(), machine_busy()
+        start, busy = time.time(), busy_seconds()
         own, children = _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN)
         yield
         record = {
             "test": item.nodeid,
             "start": start,
             "wall": time.time() - start,
-            "busy": machine_busy() - busy,
+            "busy": busy_seconds() - busy,
             "own": _cpu(resource.RUSAGE_SELF) - own,
             "children": _cpu(resource.RUSAGE_CHILDREN) - children,
             "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"),

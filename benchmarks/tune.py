@@ -63,7 +63,7 @@ def search(root: Path, args: list[str]) -> tuple[list[dict], float, float]:
     fraction of the machine's cores busy while it ran."""
     uri = f"sqlite:///{root / 'mlflow.db'}"
     search_id = next(a.split("=", 1)[1] for a in args if a.startswith("search_id="))
-    busy, start = busy_seconds(), time.perf_counter()
+    busy_before, start = busy_seconds(), time.perf_counter()
     proc = subprocess.run(
         [
             sys.executable,
@@ -80,7 +80,7 @@ def search(root: Path, args: list[str]) -> tuple[list[dict], float, float]:
     )
     if proc.returncode != 0:
         raise RuntimeError(proc.stderr[-3000:])
-    busy = (busy_seconds() - busy) / ((os.cpu_count() or 1) * (time.perf_counter() - start))
+    busy = (busy_seconds() - busy_before) / ((os.cpu_count() or 1) * (time.perf_counter() - start))
     client = MlflowClient(uri)
     exp = client.get_experiment_by_name("evolve").experiment_id
     runs = client.search_runs([exp], f"tags.sweep_id = '{search_id}'", max_results=1000)
