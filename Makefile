@@ -17,7 +17,7 @@ export PYTHONUNBUFFERED := 1
 # against 2.6 s). The locked packages are compiled once, at sync.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup run test test-fast lint bench mlflow-ui mlflow-server clean clean-cache
+.PHONY: help setup sandbox-tool run test test-fast lint bench mlflow-ui mlflow-server clean clean-cache
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -28,9 +28,22 @@ $(VENV)/.synced: pyproject.toml uv.lock
 	$(UV) sync --locked --compile-bytecode
 	@touch $@
 
-setup: $(VENV)/.synced  ## create .venv from the lock file
+# The sandbox of outside programs (docs/SECURITY.md): bubblewrap, installed where we may.
+sandbox-tool:
+	@command -v bwrap >/dev/null 2>&1 || { \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null \
+			|| echo "(could not install bubblewrap: sudo apt-get install bubblewrap)"; \
+		else echo "(outside programs need bubblewrap for their sandbox: sudo apt-get install bubblewrap)"; fi; }
+
+setup: $(VENV)/.synced sandbox-tool  ## create .venv from the lock file (and install bubblewrap where root)
+
+# bwrap where the sandbox runs here; else none, said in one line (the example programs then run
+# with your rights: `make run` still shows every step)
+SANDBOX = $(shell $(PY) -c 'from sparring.runtime import jail; print("bwrap" if jail.problem() is None else "none")')
 
 run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflow.db
+	@if [ "$(SANDBOX)" = none ]; then echo "sandbox: bubblewrap cannot run here (sudo apt-get install bubblewrap): the example programs below run unsandboxed, with your rights"; fi
 	$(PY) pipelines/equity.py trials=4000
 	$(PY) pipelines/handgen.py deals=200 seed=1 output_root=file://$(CURDIR)/data/deals  # any storage URI: s3://, gs://
 	$(PY) -m sparring.cli poker replay --deals "$$(ls -td data/deals/*/ | head -1)" --deal 0 --rotation 0 | tail -n 8
@@ -42,23 +55,23 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	yes $$'no mus\npaso\nquiero' | head -n 300 | $(PY) -m sparring.cli play mus --hands 2 --store data/player_models.db --player demo | tail -n 2
 	$(PY) -m sparring.cli mus profile --store data/player_models.db --player demo
 	$(PY) pipelines/eleusis_bench.py seeds=8 cap=20000 'scientists=[frequency,beta_thompson,em_greedy,kl_ucb,oracle]'
-	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name em_greedy
-	$(PY) -m sparring.cli eleusis referee --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name informed --deck spike:alpha=0.5
+	$(PY) -m sparring.cli eleusis referee --sandbox $(SANDBOX) --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name em_greedy
+	$(PY) -m sparring.cli eleusis referee --sandbox $(SANDBOX) --deck spike:alpha=0.5 --seed 1 -- $(PY) -m sparring.cli eleusis scientist --name informed --deck spike:alpha=0.5
 	$(PY) pipelines/retrain.py ga.population=16 ga.generations=2 deals.train=60 deals.heldout=150 retrain.test=sprt \
 		|| [ $$? -eq 10 ]  # exit 0 promoted, 10 kept (a rerun today repeats today's decision)
 	$(PY) -m sparring.cli retrain history
 	$(PY) pipelines/league.py deals.heldout=150 league.bootstrap=50
 	$(PY) pipelines/league.py deals.heldout=20 league.bootstrap=50 league.baselines=[calling_station,mixed] \
-		'league.agents=["cmd:python3 examples/agents/random_bot.py"]' league.tag_versions=false  # an outside program enters
+		'league.agents=["cmd:python3 examples/agents/random_bot.py"]' league.tag_versions=false league.limits.sandbox=$(SANDBOX)  # an outside program enters
 	$(PY) pipelines/compare.py experiment=evolve metric=champion_bb100 metrics=[best_fitness,generations_per_min]
 	$(PY) -m sparring.cli tune hparams_search=ga_smoke trials=4 concurrency=2 search_id=make-run-$$(date +%Y%m%d-%H%M%S)  # ~2 min on 2 cores
 	$(PY) -m sparring.cli compare --model sparring-holdem-champion --metric champion_bb100
 	set -o pipefail; $(PY) -m sparring.cli arena game=flagbots 'agent=cmd:python3 examples/agents/random_bot.py' \
-		'field=[random,"cmd:sh examples/agents/first_bot.sh"]' units=4 block=2 | tail -n 4
+		'field=[random,"cmd:sh examples/agents/first_bot.sh"]' units=4 block=2 limits.sandbox=$(SANDBOX) | tail -n 4
 	set -o pipefail; $(PY) -m sparring.cli arena game=poker agent=champion@champion 'field=[poker@calling_station,poker@maniac]' \
 		units=20 block=10 | sed -n '/gauntlet in poker/,/└/p'  # evolve's champion vs two baselines
 	set -o pipefail; $(PY) -m sparring.cli arena game=poker 'agent=acpc:python3 examples/agents/acpc_caller.py' \
-		'field=[champion@champion,poker@tight_aggressive]' units=6 block=3 | sed -n '/gauntlet in poker/,/└/p'  # an ACPC program over TCP
+		'field=[champion@champion,poker@tight_aggressive]' units=6 block=3 limits.sandbox=$(SANDBOX) | sed -n '/gauntlet in poker/,/└/p'  # an ACPC program over TCP
 	$(PY) -m sparring.cli results
 	$(PY) -m sparring.cli ray status  # the one local Ray every step above joined
 	$(PY) -m sparring.cli cluster config --image ami-0abc12345def67890 -o data/cluster.example.yaml

@@ -183,13 +183,15 @@ def _arena_block() -> Kind:
     def block(i: int) -> Block:
         return Block("flagbots", "random", "first", 10 * i, 10 * i + 10)
 
+    key = b"k" * 32  # the store's key (runtime.keys): one per store, here one for all copies
+
     def make(directory: Path, i: int) -> tuple[Path, Any]:
         result = {"block": block(i).__dict__, "units": [{"score": 0.5 + i / 10}]}
-        _save(locate(directory), result)
+        _save(locate(directory), result, key)
         return _block_file(locate(directory), block(i)).local_path(), result
 
     def read(path: Path, made: Any) -> Any:
-        found = _load(locate(path.parent), Block(**made["block"]))
+        found = _load(locate(path.parent), Block(**made["block"]), key)
         return RECOMPUTED if found is None else found
 
     return Kind(make, read)

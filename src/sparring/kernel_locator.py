@@ -16,12 +16,15 @@ outside the package falls through to numba's own locators.
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from numba.core import config
 from numba.core.caching import _CacheLocator, _SourceFileBackedLocatorMixin
 
 PACKAGE = Path(__file__).resolve().parent  # the copy of sparring this process imported
+KERNEL_SEED = "SPARRING_KERNEL_SEED"  # runtime.caches.KERNEL_SEED (no import: a peer room)
+_COPIED: set[Path] = set()
 
 
 def inside_package(py_file: str, package: Path = PACKAGE) -> Path | None:
@@ -58,4 +61,28 @@ class PackageLocator(_SourceFileBackedLocatorMixin, _CacheLocator):
             locator.ensure_cache_path()
         except OSError:  # not writable: numba's next locator decides
             return None
+        seed = os.environ.get(KERNEL_SEED)
+        if seed:
+            _copy_folder(Path(seed) / Path(cache_dir()).name, locator._cache_path, inside)
         return locator
+
+
+def _copy_folder(seed: Path, cache_path: str, inside: Path) -> None:
+    """Copy the seed's compiled kernels of ``inside``'s folder to ``cache_path`` once per
+    process (a sandboxed program: the machine's kernels are read-only to it, its own copy is
+    not, so it loads them without compiling and saves what it compiles itself)."""
+    folder = seed.joinpath(PACKAGE.name, *inside.parent.parts)
+    if folder in _COPIED:
+        return
+    _COPIED.add(folder)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        target = os.path.join(cache_path, name)
+        if not os.path.exists(target):
+            try:
+                shutil.copyfile(folder / name, target)
+            except OSError:  # a file the compiling process is still replacing: compiled here
+                continue

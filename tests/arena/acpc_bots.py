@@ -1,6 +1,8 @@
 """Small ACPC programs for the dealer side's tests (standard library only; run as scripts).
 
-    python acpc_bots.py <mode> <host> <port>
+    python acpc_bots.py <mode> [<anything>...] <host> <port>
+
+(the words between are not read: two programs whose command lines end alike, for their names)
 
 Every mode but ``silent``/``exit`` sends ``VERSION:2.0.0`` and then answers every state it is
 sent (a minimal player need not know whose turn it is: the dealer ignores answers to states
@@ -19,7 +21,7 @@ import socket
 import sys
 import time
 
-mode, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+mode, host, port = sys.argv[1], sys.argv[-2], int(sys.argv[-1])
 if mode == "exit":
     sys.exit(3)
 conn = socket.create_connection((host, port))

@@ -44,7 +44,7 @@ def test_the_same_seed_gives_the_same_games_for_any_cut_into_tasks(pipeline_conf
     for block in (1, 4):  # 4 tasks at once against one task per pair
         job = pipeline_config(
             "arena", f"agent={BOT}", field, "units=4", f"block={block}", "seed=3",
-            f"output_dir={tmp_path / f'b{block}'}",
+            f"output_dir={tmp_path / 'store'}",
         )  # fmt: skip
         runs.append(arena.run(job))
     one, many = runs
@@ -182,9 +182,12 @@ def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(pipeline_co
                           timeout=600)  # fmt: skip
     assert second.returncode == 0, second.stderr[-3000:]
     assert f"{before} of 12 blocks already played" in second.stdout
-    # the uninterrupted contest (in this process: the same games, wherever they are kept)
+    # the uninterrupted contest (in this process: the same games in another store given the
+    # same key, runtime.keys: the key is what replays a contest's chance elsewhere)
+    (tmp_path / "clean").mkdir()
+    shutil.copyfile(killed / ".key", tmp_path / "clean" / ".key")
     clean = arena.run(pipeline_config("arena", *contest, f"output_dir={tmp_path / 'clean'}"))
-    [resumed] = killed.iterdir()
+    [resumed] = [d for d in killed.iterdir() if d.is_dir()]
     assert games_of(resumed) == games_of(clean["contest"].local_path())
     client = MlflowClient(uri)
     runs = client.search_runs([client.get_experiment_by_name("arena").experiment_id])
@@ -226,7 +229,7 @@ def test_champions_from_the_registry_play_poker_alike_for_any_cut_into_tasks(
     for block in (1, 3):
         job = pipeline_config(
             "arena", "game=poker", f"agent={BOT}", field, "units=3", f"block={block}",
-            f"model_name={model}", f"output_dir={tmp_path / f'b{block}'}",
+            f"model_name={model}", f"output_dir={tmp_path / 'store'}",
         )  # fmt: skip
         runs.append(arena.run(job))
     one, many = runs
@@ -300,7 +303,7 @@ def test_a_ten_seat_duplicate_block_with_an_outside_seat_is_the_same_for_any_cut
     for block in (1, 2):
         job = pipeline_config(
             "arena", "game=poker", "seats=10", f"agent={BOT}", "field=[poker@maniac]",
-            "units=2", f"block={block}", "seed=5", f"output_dir={tmp_path / f'b{block}'}",
+            "units=2", f"block={block}", "seed=5", f"output_dir={tmp_path / 'store'}",
         )  # fmt: skip
         runs.append(arena.run(job))
     a, b = (games_of(r["contest"].local_path()) for r in runs)
@@ -344,3 +347,41 @@ def test_an_acpc_program_that_cannot_start_is_one_line_before_any_game(
     message = str(error.value)
     assert "sends VERSION:2.0.0" in message and says in message and "\n" not in message
     assert not any(tmp_path.iterdir())  # nothing played, nothing written
+
+
+def test_two_acpc_programs_ending_alike_are_two_entrants_and_invalid_actions_are_counted(
+    pipeline_config, tmp_path
+):
+    """#46: ``acpc:... folder a.game`` and ``acpc:... caller a.game`` (both ``a.game`` before)
+    get a name, a rating and metric keys each; the folder's folds with nothing to call are
+    counted per seat in ``games.jsonl`` and in total in ``invalid_actions/<name>``."""
+    bots = Path(__file__).with_name("acpc_bots.py")
+    folder = f"acpc:{sys.executable} {bots} folder a.game"
+    caller = f"acpc:{sys.executable} {bots} caller a.game"
+    job = pipeline_config(
+        "arena", "game=poker", f"agent='{folder}'", f"field=['{caller}',poker@maniac]",
+        "units=2", "block=2", f"output_dir={tmp_path / 'out'}",
+    )  # fmt: skip
+    result = arena.run(job)
+    metrics = result["metrics"]
+    for name in ("folder a.game", "caller a.game", "poker_maniac"):  # (@: not in a key)
+        assert f"rating/{name}" in metrics
+    assert "pair/folder a.game/caller a.game/score" in metrics
+    client = MlflowClient(job.tracking.uri)
+    jsonl = client.download_artifacts(result["run_id"], "games.jsonl", str(tmp_path))
+    rows = [json.loads(line) for line in Path(jsonl).read_text().splitlines()]
+    sent = {spec: 0 for spec in (folder, caller, "poker@maniac")}
+    for row in rows:
+        assert row["forfeit_seat"] is None and len(row["invalid"]) == len(row["seats"])
+        for spec, count in zip(row["seats"], row["invalid"], strict=True):
+            sent[spec] += count
+    # against the caller, the big blind's fold is invalid every hand it has that seat
+    assert sent[folder] >= 2 and sent[caller] == sent["poker@maniac"] == 0
+    assert metrics["invalid_actions/folder a.game"] == sent[folder]
+    assert metrics["invalid_actions/caller a.game"] == 0
+    assert "invalid_actions/poker_maniac" not in metrics  # (not a program that may send one)
+    logged = client.get_run(result["run_id"]).data.metrics
+    assert logged["invalid_actions/folder a.game"] == sent[folder]
+    hands = Path(client.download_artifacts(result["run_id"], "hands.log", str(tmp_path)))
+    seated = {n for line in hands.read_text().splitlines() for n in line.split(":")[-1].split("|")}
+    assert {"folder_a.game", "caller_a.game"} <= seated  # (blanks as _: the log's format)

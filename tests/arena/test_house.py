@@ -10,7 +10,7 @@ import pytest
 from sparring import game_api
 from sparring.arena.agents import make, parse
 from sparring.arena.house import player_seed
-from sparring.arena.play import play_game
+from sparring.arena.play import play_game, seat_seed
 from sparring.arena.sandbox import Limits
 from sparring.eleusis.game import ARENA_CAP, CARDS, Eleusis
 from sparring.eleusis.roster import LEARNERS
@@ -18,6 +18,13 @@ from sparring.eleusis.scientists import Scientist
 from sparring.mus.log import play_match
 from sparring.mus.players import SyntheticPlayer
 from sparring.runtime.errors import ConfigError
+
+SECRET = b"s" * 32  # a contest's (runtime.keys)
+
+
+def told(game, seed: int, seat: int) -> int:
+    """The seed a seat's start message carries (never the game's own ``seed``)."""
+    return seat_seed(SECRET, game.name, seed, seat)
 
 
 class Counting:
@@ -49,11 +56,12 @@ def test_a_synthetic_mus_player_plays_through_the_protocol_as_the_engine_plays_i
         rates = {k: int(v) if k == "bet_size" else v for k, v in rates.items()}
     for seed in range(3):
         agents = [make(parse(spec), Limits()) for _ in range(4)]
-        record = play_game(mus, agents, seed)
+        record = play_game(mus, agents, seed, secret=SECRET)
         players = [
             Counting(
                 SyntheticPlayer.with_rates(
-                    seed=player_seed({"seed": seed, "seat": s}, "mus-player"), **rates
+                    seed=player_seed({"seed": told(mus, seed, s), "seat": s}, "mus-player"),
+                    **rates,
                 )
             )
             for s in range(4)
@@ -68,10 +76,12 @@ def test_a_synthetic_mus_player_plays_through_the_protocol_as_the_engine_plays_i
 def test_a_scientist_plays_through_the_protocol_as_it_does_step_by_step(name):
     eleusis = game_api.get("eleusis")
     for seed in range(3):
-        record = play_game(eleusis, [make(parse(f"eleusis@{name}"), Limits())], seed)
+        agent = make(parse(f"eleusis@{name}"), Limits())
+        record = play_game(eleusis, [agent], seed, secret=SECRET)
         # the same scientist on the same game, fed each feedback directly
         play = eleusis.new_state(seed)
-        scientist = Scientist(name, seed=player_seed({"seed": seed, "seat": 0}, "scientist"))
+        own = told(eleusis, seed, 0)
+        scientist = Scientist(name, seed=player_seed({"seed": own, "seat": 0}, "scientist"))
         guesses = []
         while not play.is_terminal():
             guesses.append(CARDS[scientist.guess()])

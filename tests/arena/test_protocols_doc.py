@@ -11,7 +11,7 @@ import pytest
 
 from sparring import game_api
 from sparring.arena.agents import RandomAgent
-from sparring.arena.play import play_game
+from sparring.arena.play import play_game, seat_seed
 from sparring.arena.protocol import PROTOCOL_VERSION, Transcript
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOLS.md"
@@ -33,6 +33,11 @@ class Scripted:
         return next(self.answers)["action"]
 
 
+# each transcript's game: its chance seed, and the secret its start seeds are keyed by
+CHANCE = {"flagbots": 0, "poker": 3, "mus": 5, "eleusis": 0}
+SECRET = b"the transcripts of docs/PROTOCOLS.md"[:32].ljust(32, b".")
+
+
 def test_every_game_has_a_transcript():
     assert set(transcripts()) == set(game_api.registered())
 
@@ -49,7 +54,8 @@ def test_the_transcript_is_the_game_the_arena_plays(name):
     agent = RandomAgent() if cut else Scripted(answers)
     seat0 = Transcript(agent)
     others = [RandomAgent() for _ in range(game.num_players - 1)]
-    record = play_game(game, [seat0, *others], seed=start["seed"])
+    record = play_game(game, [seat0, *others], seed=CHANCE[name], secret=SECRET)
+    assert start["seed"] == seat_seed(SECRET, name, CHANCE[name], 0)  # not the chance seed
     assert record.forfeit_seat is None
     if cut:
         head = shown[: shown.index("…")]
@@ -57,3 +63,12 @@ def test_the_transcript_is_the_game_the_arena_plays(name):
     else:
         assert seat0.lines == shown
     assert json.loads(seat0.lines[-1][2:]) == {"type": "end", "returns": record.returns}
+
+
+def test_the_sandbox_paragraph_says_a_detached_child_is_ended_with_its_program():
+    """What the keeper does (``runtime.subreaper``; proved by tests/arena/test_sandbox.py::
+    test_a_child_in_a_session_of_its_own_is_ended_with_the_bot), the document says: a child
+    started with ``setsid`` leaves the group, not the tree, and is ended with its program."""
+    text = " ".join(DOC.read_text().split())
+    [sentence] = [s for s in re.split(r"(?<=\.) (?=[A-Z])", text) if "(`setsid`)" in s]
+    assert "not ended" not in sentence and "is ended with it" in sentence, sentence

@@ -3,6 +3,7 @@ every process of the bot's group is ended, and the arena goes on (and never hang
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import socket
@@ -19,11 +20,16 @@ from sparring.arena.play import play_game
 from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import AgentFault, Limits, Program, live_members, network_isolation
 from sparring.poker import tables
+from sparring.runtime import caches, jail
 from sparring.runtime.subreaper import descendants
 from sparring.runtime.subreaper import running as alive
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 FAST = Limits(move_s=1.0, start_s=5.0, memory_mb=100, cpu_s=30)
+# the keeper's own guarantees, seen from this process (pids, its tree), where programs run
+# with the user's rights; in the sandbox the kernel's pid namespace holds them too
+# (tests/arena/test_hostile.py)
+OPEN_FAST = dataclasses.replace(FAST, sandbox="none")
 
 # A bot reads the start line, answers it, then does BODY at its first decision.
 BOT = """
@@ -101,7 +107,7 @@ def test_a_faulty_bot_forfeits_its_game_and_leaves_nothing_running(tmp_path, fau
 
 
 def test_a_child_the_bot_forked_is_ended_when_the_bot_exits(tmp_path):
-    program = Program(parse(bot(tmp_path, BODIES["fork_and_exit"])).argv, FAST, "forker")
+    program = Program(parse(bot(tmp_path, BODIES["fork_and_exit"])).argv, OPEN_FAST, "forker")
     program.start()
     deadline = time.monotonic() + 5
     program.send({"type": "start"}, deadline)
@@ -126,7 +132,9 @@ DETACHES = (
 
 
 def test_a_keeper_killed_with_minus_9_takes_its_bot_with_it(tmp_path):
-    program = Program([sys.executable, "-c", "import time; time.sleep(3600)"], FAST, "sleeper")
+    program = Program(
+        [sys.executable, "-c", "import time; time.sleep(3600)"], OPEN_FAST, "sleeper"
+    )
     program.start()
     deadline = time.monotonic() + 5
     while not descendants(program.pid) and time.monotonic() < deadline:
@@ -141,7 +149,7 @@ def test_a_keeper_killed_with_minus_9_takes_its_bot_with_it(tmp_path):
 
 def test_a_child_in_a_session_of_its_own_is_ended_with_the_bot(tmp_path):
     """#27 item 11: a process group is not the tree; the keeper ends what left the group."""
-    program = Program(parse(bot(tmp_path, DETACHES)).argv, FAST, "detacher")
+    program = Program(parse(bot(tmp_path, DETACHES)).argv, OPEN_FAST, "detacher")
     program.start()
     deadline = time.monotonic() + 5
     program.send({"type": "start"}, deadline)
@@ -213,12 +221,30 @@ def test_the_bot_gets_a_bare_environment_and_a_private_directory(tmp_path, monke
     program.send({"type": "start"}, deadline)
     seen = program.receive(deadline)
     assert "AWS_SECRET_ACCESS_KEY" not in seen["env"]
+    assert set(seen["env"]) <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "LC_CTYPE", "PWD",
+                                "TMPDIR", *CACHES}  # fmt: skip
+    assert seen["cwd"] == jail.HOME and program.workdir is None  # its home is in the sandbox
+    program.close()
+
+
+def test_unsandboxed_the_bot_gets_a_bare_environment_and_a_private_directory(monkeypatch):
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-bots")
+    show = (
+        "import json, os, sys\n"
+        "sys.stdin.readline()\n"
+        "print(json.dumps({'env': sorted(os.environ), 'cwd': os.getcwd()}), flush=True)"
+    )
+    program = Program([sys.executable, "-c", show], OPEN_FAST, "env")
+    program.start()
+    deadline = time.monotonic() + 5
+    program.send({"type": "start"}, deadline)
+    seen = program.receive(deadline)
     assert set(seen["env"]) <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "LC_CTYPE", *CACHES}
     assert seen["cwd"] == str(program.workdir) and program.workdir.name.startswith("sparring-agent")
     program.close()
 
 
-CACHES = ("SPARRING_CACHE_DIR", "SPARRING_KERNEL_CACHE")
+CACHES = ("SPARRING_CACHE_DIR", "SPARRING_KERNEL_CACHE", "SPARRING_KERNEL_SEED")
 
 
 def test_a_sparring_program_in_a_seat_uses_the_arenas_caches(tmp_path, monkeypatch):
@@ -238,17 +264,27 @@ def test_a_sparring_program_in_a_seat_uses_the_arenas_caches(tmp_path, monkeypat
         "env = {k: os.environ.get(k) for k in ('SPARRING_CACHE_DIR', 'SPARRING_KERNEL_CACHE')}\n"
         "print(json.dumps({'env': env, 'made': made}), flush=True)"
     )
+    from sparring.poker.game import Holdem
+
+    Holdem(3).new_state(1)  # the arena's own processes compiled these kernels
     program = Program([sys.executable, "-c", play], Limits(start_s=60, memory_mb=4096), "seat")
     program.start()
     deadline = time.monotonic() + 60
     program.send({"type": "start"}, deadline)
     seen = program.receive(deadline)
     program.close()
+    shared = Path.home() / ".cache" / "sparring" / "kernels"
     assert seen["env"] == {
         "SPARRING_CACHE_DIR": str(tmp_path / "cache"),
-        "SPARRING_KERNEL_CACHE": str(Path.home() / ".cache" / "sparring" / "kernels"),
+        "SPARRING_KERNEL_CACHE": caches.SANDBOX_KERNELS,  # its own, copied from the shared
     }
-    assert seen["made"] == []  # without the caches' paths: .cache/sparring/kernels/..., tables
+    # nothing built (the tables are the arena's), nothing compiled: every kernel file in its
+    # home is a copy of the machine's (which it may read and never write)
+    private = Path(caches.SANDBOX_KERNELS).relative_to(jail.HOME)
+    assert seen["made"] and all(Path(m).is_relative_to(private) for m in seen["made"])
+    for made in seen["made"]:
+        inside = Path(made).relative_to(private)
+        assert (shared / inside).exists(), made
     assert tables.cache_path().parent == tmp_path / "cache" and tables.cache_path().exists()
 
 
@@ -282,7 +318,7 @@ def test_a_bot_cannot_reach_the_network(tmp_path):
 
 
 def test_a_program_killed_from_outside_is_a_crash_with_its_signal(tmp_path):
-    agent = ProgramAgent([sys.executable, str(EXAMPLES / "random_bot.py")], FAST, "victim")
+    agent = ProgramAgent([sys.executable, str(EXAMPLES / "random_bot.py")], OPEN_FAST, "victim")
     game = game_api.get("flagbots")
     agent.start({"game": "flagbots", "seat": 0, "players": 2, "seed": 0})
     [program] = descendants(agent.program.pid)  # the bot itself, under its keeper
@@ -351,7 +387,7 @@ def test_in_a_one_player_game_a_forfeit_loses_and_a_faulty_bot_is_withdrawn(tmp_
 
     done = play_block(
         Block("eleusis", bot(tmp_path, BODIES["crash"]), "first", 0, 4),
-        seed=0, limits=FAST, opening_plies=0, withdraw_after=2,
+        secret=b"s" * 32, limits=FAST, opening_plies=0, withdraw_after=2,
     )  # fmt: skip
     assert [u["score"] for u in done["units"]] == [0.0] * 4  # A forfeits: B, who played, wins
     kinds = [u["games"][0]["forfeit_kind"] for u in done["units"]]

@@ -1,6 +1,7 @@
 """The line protocol: a full game between our referee and our scientist, and bad lines."""
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from sparring.eleusis.decks import make_deck
 from sparring.eleusis.env import EleusisGame
 from sparring.eleusis.protocol import ProtocolError, parse_feedback, parse_guess, referee
 from sparring.eleusis.scientists import Scientist
+from sparring.runtime import jail
 from sparring.runtime.subreaper import running as alive
 from tests.commands import cli_argv, run_cli
 
@@ -159,28 +161,29 @@ def test_non_utf8_output_ends_the_game_as_invalid():
     assert proc.returncode == 3 and "not UTF-8" in proc.stdout
 
 
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGINT", "SIGHUP", "SIGKILL"])
-def test_ending_the_referee_ends_the_scientist_and_all_it_started(tmp_path, how):
+def test_ending_the_referee_ends_the_scientist_and_all_it_started(how, sandbox):
     """#27 item 11: the scientist and a child it started in a session of its own (setsid)
     are both gone after the referee ends, however it ends (a kill -9 included: the keeper
-    sees its starter gone)."""
-    pids = tmp_path / "pids"
+    sees its starter gone; in the sandbox, its lifeline cut)."""
+    if sandbox == "bwrap" and jail.problem():
+        pytest.skip(jail.problem())
+    marker = f"scientist-{secrets.token_hex(6)}"
     program = [
-        "sh", "-c",
-        f"setsid sh -c 'echo $$ >> {pids}; exec sleep 300' & echo $$ >> {pids}; exec sleep 300",
+        sys.executable, "-c",
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\ntime.sleep(300)", marker,
     ]  # fmt: skip
     ref = subprocess.Popen(
-        cli_argv("eleusis", "referee", "--deck", "uniform", "--", *program),
+        cli_argv("eleusis", "referee", "--sandbox", sandbox, "--deck", "uniform", "--", *program),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 60
-    while not (pids.exists() and len(pids.read_text().split()) == 2):
+    while len(started := running_with(marker)) < 2:
         assert time.monotonic() < deadline, "the scientist never started"
         time.sleep(0.05)
-    started = [int(pid) for pid in pids.read_text().split()]
-    assert all(alive(pid) for pid in started)
     os.kill(ref.pid, getattr(signal, how))
     ref.wait(timeout=30)
     deadline = time.monotonic() + 10
@@ -188,6 +191,21 @@ def test_ending_the_referee_ends_the_scientist_and_all_it_started(tmp_path, how)
         time.sleep(0.05)
     left = [pid for pid in started if alive(pid)]
     assert not left, f"{left} still run after {how} to the referee"
+
+
+def running_with(marker: str) -> list[int]:
+    """Live processes whose command line holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if marker.encode() in Path(f"/proc/{entry}/cmdline").read_bytes() and alive(
+                    int(entry)
+                ):
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
 
 
 def readme_transcript() -> list[tuple[str, str]]:

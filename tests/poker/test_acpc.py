@@ -5,6 +5,7 @@ specification's example transcripts, byte for byte."""
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -100,6 +101,59 @@ def test_a_file_of_another_game_is_refused_in_one_line(tmp_path):
     with pytest.raises(AcpcError) as caught:
         load_gamedef(path)
     assert "not Sparring's game" in str(caught.value) and "\n" not in str(caught.value)
+
+
+INT32_MAX = 2**31 - 1
+
+
+def dealer_stacks(text: str) -> tuple[int, list[int]]:
+    """How many stack sizes the reference dealer's ``readGame`` (``game.c``) reads from a
+    definition, and their values, by its rule (written here from its text): 4 preset to
+    INT32_MAX (its loop runs over MAX_ROUNDS, not MAX_PLAYERS); a line that begins ``stack``
+    (any case, in its first column) replaces them with the numbers after it (spaces and ``=``
+    skipped) up to the first thing that is not one, at most MAX_PLAYERS (10)."""
+    read, stacks = 4, [INT32_MAX] * 4 + [0] * 6
+    for line in text.splitlines(keepends=True):
+        if line.startswith(("#", "\n")):
+            continue
+        if line.lower().startswith("end gamedef"):
+            break
+        if line.lower().startswith("stack"):
+            numbers = re.match(r"(?:[\s=]*[+-]?\d+)*", line[5:]).group()  # sscanf's %d, in turn
+            found = re.findall(r"[+-]?\d+", numbers)[:10]
+            read, stacks[: len(found)] = len(found), [int(n) for n in found]
+    return read, stacks
+
+
+@pytest.mark.parametrize("seats", range(2, 11))
+def test_the_reference_dealer_reads_a_stack_for_every_seat_of_every_shipped_definition(seats):
+    """#46: at 5+ seats the dealer refused the files ("only read 4 stack sizes, need 5"); each
+    lists its stacks now, unlimited as the dealer's own default (INT32_MAX), so the game is
+    the engine's. (Checked by hand too: the reference dealer, built from its source, played the
+    6- and 10-seat files, 200 and 100 hands, Sparring's client in every seat, with no warning.)"""
+    text = gamedef_path(seats).read_text()
+    read, stacks = dealer_stacks(text)
+    blind = load_gamedef(gamedef_path(seats)).blind
+    assert read >= seats and stacks[:seats] == [INT32_MAX] * seats
+    assert all(blind[p] <= stacks[p] for p in range(seats))  # the dealer's blind check
+
+
+def test_a_table_of_five_or_more_with_no_stack_line_is_refused_as_the_dealer_refuses_it():
+    no_stacks = "".join(
+        line for line in gamedef_path(5).read_text().splitlines(True) if "stack =" not in line
+    )
+    assert dealer_stacks(no_stacks)[0] == 4
+    with pytest.raises(AcpcError, match="only read 4 stack sizes, need 5"):
+        parse_gamedef(no_stacks)
+    short = no_stacks.replace("numRounds = 4\n", "numRounds = 4\nstack = 100 100 100 100\n")
+    assert dealer_stacks(short)[0] == 4
+    with pytest.raises(AcpcError, match="only read 4 stack sizes, need 5"):
+        parse_gamedef(short)
+    low = no_stacks.replace("numRounds = 4\n", "numRounds = 4\nstack = 1 1 1 1 1\n")
+    with pytest.raises(AcpcError, match="blind of player 2 is greater than its stack"):
+        parse_gamedef(low)
+    assert dealer_stacks(REFERENCE_3P)[0] == 4  # up to 4 players, no line is needed
+    assert parse_gamedef(REFERENCE_3P).stack == ()
 
 
 class ReferenceRules:

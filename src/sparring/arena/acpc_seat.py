@@ -19,7 +19,8 @@ What it is sent and what is made of its answers follow the reference dealer (``d
   reference ignores an un-requested response (the clock runs on);
 - an action letter it may not play there (a fold with nothing to call, a raise over the cap)
   or no letter is an *invalid action*: recorded in ``invalid`` and played as a call, as the
-  reference dealer does;
+  reference dealer does (a contest counts them per game and seat: ``games.jsonl``'s
+  ``invalid``, the arena run's ``invalid_actions/<name>``);
 - a timeout, a dropped connection, a crash, a line over ``line_bytes`` are the sandbox's
   ``AgentFault``: the seat forfeits that game, and the program is started again for the next.
 """

@@ -167,25 +167,64 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
     raise ConfigError(key, text, f"an agent spec: one of {ALLOWED}")
 
 
+_PIECE = re.compile(r"[^/\s]+")  # a word of a command line, or a part of a path in it
+_LONGEST = 48  # a longer name is cut (two names go into a pair's metric key: MLflow takes 250)
+
+
+def _tails(spec: str) -> list[str]:
+    """A spec's possible names, shortest first: for a program, its command line's last 1, 2,
+    ... words and path parts as written (``bot.py``, ``x/bot.py``, ``python3 x/bot.py``);
+    for any other spec the spec itself (``:`` as ``_``)."""
+    if not spec.startswith(("cmd:", "acpc:")):
+        return [spec.replace(":", "_")]
+    kind, _, line = spec.partition(":")
+    line = " ".join(line.split())
+    starts = [m.start() for m in _PIECE.finditer(line)]
+    return [line[s:] for s in reversed(starts)] or [kind]
+
+
+def _cut(name: str) -> str:
+    """A name longer than ``_LONGEST`` as its first word or path part, ``...``, and its last
+    (``player...sparring.limit.2p.game``)."""
+    pieces = _PIECE.findall(name)
+    return f"{pieces[0]}...{pieces[-1]}" if len(name) > _LONGEST and len(pieces) > 1 else name
+
+
 def short_name(spec: str) -> str:
-    """A spec as a metric name or a log's player name: a program's file name, else the spec
-    (``:`` as ``_``)."""
-    if spec.startswith(("cmd:", "acpc:")):
-        kind, _, line = spec.partition(":")
-        parts = line.split()
-        return parts[-1].rsplit("/", 1)[-1] if parts else kind
-    return spec.replace(":", "_")
+    """A spec as a metric name or a log's player name: a program's last word (a path's file
+    name), else the spec (``:`` as ``_``). Within a contest, see ``short_names``."""
+    return _tails(spec)[0]
 
 
 def short_names(specs: Sequence[str]) -> list[str]:
-    """``short_name`` of each spec, made unique where two would be the same (``#2``, ...)."""
+    """Each spec's name within a contest of ``specs``: its ``short_name``, unless that is
+    another's too; then each of those takes one more word or path part of its command line
+    until it is alone (``x/bot.py`` and ``y/bot.py``; ``player a.game`` and ``other_player
+    a.game``; one over ``_LONGEST`` characters cut in the middle, ``_cut``), a whole command
+    line still shared is prefixed by its kind (``cmd_x``, ``acpc_x``), and a name still
+    taken is numbered (``#2``, ...). A spec's name depends on the other specs, never on their
+    order (but for the numbering)."""
+    tails = [_tails(spec) for spec in specs]
+    depth = [0] * len(specs)
+    while True:
+        names = [t[d] for t, d in zip(tails, depth, strict=True)]
+        shared = [i for i, n in enumerate(names) if names.count(n) > 1]
+        longer = [i for i in shared if depth[i] + 1 < len(tails[i])]
+        if not longer:
+            break
+        for i in longer:
+            depth[i] += 1
+    for i in shared:  # nothing longer to take: the spec itself
+        names[i] = specs[i].replace(":", "_")
+    grown = {i for i, d in enumerate(depth) if d} | set(shared)  # (a short name stays whole)
+    names = [_cut(n) if i in grown else n for i, n in enumerate(names)]
     out: list[str] = []
-    for spec in specs:
-        name, k = short_name(spec), 1
-        while name in out:
+    for name in names:
+        unique, k = name, 1
+        while unique in out:
             k += 1
-            name = f"{short_name(spec)}#{k}"
-        out.append(name)
+            unique = f"{name}#{k}"
+        out.append(unique)
     return out
 
 

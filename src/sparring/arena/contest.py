@@ -15,6 +15,7 @@ hands with the cards swapped scores who played them better. In the last two a si
 forfeited any game of the unit loses it (both: a draw). Unit ``i`` has the same seed for every
 pair of a contest, so every entrant meets the same positions and deals, and a block's result
 depends on nothing but its units: the same seed gives the same results for any number of workers.
+Chance is keyed (``unit_seed``): the same seed under the same store key gives the same units.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from sparring import game_api
 from sparring.arena.agents import make, parse
 from sparring.arena.play import GameRecord, forfeit_returns, play_game
 from sparring.arena.sandbox import Limits
+from sparring.runtime import keys
 from sparring.seeding import task_seed
 
 
@@ -53,9 +55,17 @@ def _by_total(game: Any) -> bool:
     return bool(getattr(game, "scored_by_total", False))
 
 
-def unit_seed(seed: int, unit: int) -> int:
-    """The seed of unit ``unit`` of a contest: the same for every pair."""
-    return task_seed(seed, "arena-unit", unit) % (1 << 31)
+def unit_seed(secret: bytes, unit: int) -> int:
+    """The chance seed of unit ``unit`` of a contest (its deals, its deck, its opening): the
+    same for every pair, derived from the contest's ``secret`` (``contest_secret``), so no
+    entrant can compute it from what it is told or from the contest's seed."""
+    return keys.derive_seed(secret, "arena-unit", unit)
+
+
+def contest_secret(key: bytes, seed: int) -> bytes:
+    """The secret of a contest of ``seed`` under the store's ``key`` (``runtime.keys``): the
+    same key and seed give the same units, whoever plays them and on how many workers."""
+    return keys.derive(key, "arena-contest", task_seed(seed, "arena"))
 
 
 def opening(game: Any, seed: int, plies: int) -> list[Any]:
@@ -129,7 +139,7 @@ def table(game: str, seats: int = 0) -> Any:
 def play_block(
     block: Block,
     *,
-    seed: int,
+    secret: bytes,
     limits: Limits,
     opening_plies: int,
     withdraw_after: int,
@@ -140,7 +150,8 @@ def play_block(
     block is withdrawn: its remaining games of the block are forfeited without being played
     (so where a flaky agent is withdrawn depends on ``block``; with no withdrawal the games do
     not). ``resolved``: what the driver read for a spec that needs it (a champion's chromosome,
-    by spec)."""
+    by spec). ``secret``: the contest's (``contest_secret``), from which every unit's chance and
+    every seat's start-message seed are derived."""
     game = table(block.game, block.seats)
     layout = seatings(game)
     roles = {"A": block.a, "B": block.b}
@@ -155,11 +166,13 @@ def play_block(
     units = []
     try:
         for unit in range(block.start, block.stop):
-            seed_u = unit_seed(seed, unit)
+            seed_u = unit_seed(secret, unit)
             start = opening(game, seed_u, opening_plies)
             games = []
             for seating in layout:
-                record = _play_or_forfeit(game, seating, agents, roles, seed_u, start, withdrawn)
+                record = _play_or_forfeit(
+                    game, seating, agents, roles, seed_u, start, withdrawn, secret
+                )
                 games.append({**_game_row(record), "seating": list(seating)})
                 faulty = None if record.forfeit_seat is None else seating[record.forfeit_seat]
                 for r in set(seating):  # a role not seated in this game keeps its streak
@@ -182,7 +195,7 @@ def play_block(
     return {"block": asdict(block), "units": units, "withdrawn": withdrawn}
 
 
-def _play_or_forfeit(game, seating, agents, roles, seed, start, withdrawn) -> GameRecord:
+def _play_or_forfeit(game, seating, agents, roles, seed, start, withdrawn, secret) -> GameRecord:
     names = [roles[who] for who in seating]
     gone = [s for s, who in enumerate(seating) if who in withdrawn]
     if gone:  # not played: the withdrawn side forfeits
@@ -199,7 +212,10 @@ def _play_or_forfeit(game, seating, agents, roles, seed, start, withdrawn) -> Ga
         )
     taken = {r: iter(agents[r]) for r in agents}
     seated = [next(taken[who]) for who in seating]
-    return play_game(game, seated, seed, names=names, opening=start)
+    before = [len(getattr(a, "invalid", ())) for a in seated]  # an ACPC seat lists its own
+    record = play_game(game, seated, seed, names=names, opening=start, secret=secret)
+    record.invalid = [len(getattr(a, "invalid", ())) - before[s] for s, a in enumerate(seated)]
+    return record
 
 
 def _game_row(record: GameRecord) -> dict[str, Any]:
@@ -211,13 +227,12 @@ def _game_row(record: GameRecord) -> dict[str, Any]:
         "forfeit_kind": record.forfeit_kind,
         "forfeit_detail": record.forfeit_detail,
         "capped": record.capped,
+        "invalid": record.invalid or [0] * len(record.returns),  # (a withdrawn side's: none)
         "seconds": record.seconds,
     }
 
 
-def blocks_for(
-    game: str, a: str, b: str, units: int, block: int, seats: int = 0
-) -> list[Block]:
+def blocks_for(game: str, a: str, b: str, units: int, block: int, seats: int = 0) -> list[Block]:
     """``units`` units of ``a`` against ``b`` cut into blocks of ``block`` units."""
     return [Block(game, a, b, s, min(s + block, units), seats) for s in range(0, units, block)]
 

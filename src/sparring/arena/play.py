@@ -14,6 +14,7 @@ the forfeit with the seat's returns as they stood.
 from __future__ import annotations
 
 import contextlib
+import secrets
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,6 +22,9 @@ from typing import Any
 
 from sparring.arena.sandbox import AgentFault
 from sparring.game_api import Game, IllegalActionError
+from sparring.runtime import keys
+
+_PROCESS_SECRET = secrets.token_bytes(32)  # keys the start seeds of a caller without a secret
 
 
 @dataclass
@@ -37,6 +41,7 @@ class GameRecord:
     forfeit_detail: str = ""
     seconds: float = 0.0
     capped: bool = False  # stopped at max_decisions (a draw: no seat is at fault)
+    invalid: list[int] = field(default_factory=list)  # per seat: ACPC invalid actions (contest)
 
     @property
     def decisions(self) -> int:
@@ -55,6 +60,12 @@ def forfeit_returns(
     return [worst if s in losers else share for s in range(num_players)]
 
 
+def seat_seed(secret: bytes | None, game: str, seed: int, seat: int) -> int:
+    """The seed a seat's start message carries in the game of chance seed ``seed``: keyed by
+    ``secret`` (a contest's; None: this process's own), so it tells nothing of ``seed``."""
+    return keys.derive_seed(secret or _PROCESS_SECRET, "start", game, seed, seat)
+
+
 def _call(agent: Any, method: str, *args: Any) -> Any:
     hook = getattr(agent, method, None)
     return hook(*args) if callable(hook) else None
@@ -67,10 +78,16 @@ def play_game(
     names: Sequence[str] | None = None,
     opening: Sequence[Any] = (),
     max_decisions: int = 20_000,
+    secret: bytes | None = None,
 ) -> GameRecord:
     """One game of ``game`` from ``new_state(seed)`` after the ``opening`` actions (a unit's
     shared start), seat ``i`` played by ``agents[i]``. A game still on after ``max_decisions``
-    (Mus players who always ask for mus never play a hand) is stopped as a draw, ``capped``."""
+    (Mus players who always ask for mus never play a hand) is stopped as a draw, ``capped``.
+
+    Each seat's start message carries a seed of its own for its random choices, derived from
+    ``secret`` (a contest's), the game, ``seed`` and the seat; never ``seed`` itself, which
+    determines the game's hidden chance. Without ``secret`` the seeds are keyed by this
+    process's own random secret (an agent that uses its seed then plays differently each run)."""
     if len(agents) != game.num_players:
         raise ValueError(f"{game.name} has {game.num_players} seats, got {len(agents)} agents")
     names = list(names or [type(a).__name__ for a in agents])
@@ -93,7 +110,8 @@ def play_game(
         return record
 
     for seat, agent in enumerate(agents):
-        info = {"game": game.name, "seat": seat, "players": game.num_players, "seed": seed}
+        own = seat_seed(secret, game.name, seed, seat)
+        info = {"game": game.name, "seat": seat, "players": game.num_players, "seed": own}
         try:
             _call(agent, "start", info)
         except AgentFault as fault:

@@ -67,9 +67,7 @@ def _number(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def games_text(
-    game: Any, rows: Iterable[dict[str, Any]], short: Callable[[str], str] = str
-) -> str:
+def games_text(game: Any, rows: Iterable[dict[str, Any]], short: Callable[[str], str] = str) -> str:
     """Every game's record, numbered in the order of ``rows`` (``games.jsonl``'s);
     ``short(spec)``: how an agent is named."""
     return "\n".join(

@@ -35,6 +35,7 @@ does the arena's own death (a kill -9 of the process that runs it).
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import os
@@ -51,7 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring.runtime import affinity, caches, subreaper
+from sparring.runtime import affinity, caches, jail, subreaper
 
 FAULT_KINDS = ("crash", "timeout", "memory", "garbage", "long_line", "closed", "illegal")
 
@@ -78,6 +79,13 @@ class Limits:
     stderr_bytes: int = 1 << 16
     network: bool = False
     same_core: bool = True  # the program runs on its referee's core (runtime.affinity)
+    # the sandbox (runtime.jail): "bwrap", or "none" (the user's rights); None: $SPARRING_SANDBOX
+    sandbox: str | None = None
+    read_only: tuple[str, ...] = ()  # more paths a program may read (model weights)
+    file_mb: int = 64  # the largest file a program may write
+    disk_mb: int = 64  # the size of its private home, and of its /tmp
+    processes: int = 64  # processes (and threads) at once, its keeper included
+    open_files: int = 256
 
     def __post_init__(self) -> None:
         for name in ("move_s", "start_s", "cpu_s"):
@@ -85,9 +93,40 @@ class Limits:
                 raise ValueError(f"{name}={getattr(self, name)} is not allowed: expected > 0")
         if self.game_s is not None and not self.game_s > 0:
             raise ValueError(f"game_s={self.game_s} is not allowed: expected null or > 0")
-        for name in ("memory_mb", "line_bytes", "stderr_bytes"):
+        for name in ("memory_mb", "line_bytes", "stderr_bytes", "file_mb", "disk_mb"):
             if not getattr(self, name) >= 1:
                 raise ValueError(f"{name}={getattr(self, name)} is not allowed: expected >= 1")
+        if not self.processes >= 4:  # the sandbox's init, the keeper, the program, one more
+            raise ValueError(f"processes={self.processes} is not allowed: expected >= 4")
+        if not self.open_files >= 16:  # a Python interpreter opens ~10 at start
+            raise ValueError(f"open_files={self.open_files} is not allowed: expected >= 16")
+        mode = self.mode
+        if mode not in jail.MODES:
+            raise ValueError(
+                f"sandbox={mode} is not allowed: expected one of {', '.join(jail.MODES)}"
+            )
+        object.__setattr__(self, "read_only", tuple(str(p) for p in self.read_only))
+        for path in self.read_only:
+            if not os.path.isabs(path) or not os.path.exists(path):
+                raise ValueError(
+                    f"read_only={path} is not allowed: expected an existing absolute path"
+                )
+
+    @property
+    def mode(self) -> str:
+        """The sandbox programs run in: ``sandbox``, else ``$SPARRING_SANDBOX``, else bwrap."""
+        return self.sandbox or jail.default_mode()
+
+    def check_sandbox(self) -> None:
+        """``ValueError`` (one line naming the package) where the sandbox is asked for but cannot
+        run here; with ``sandbox: none``, the one warning that programs run unsandboxed."""
+        if self.mode == "none":
+            jail.warn_unsandboxed()
+        elif (why := jail.problem()) is not None:
+            raise ValueError(
+                f"sandbox={self.mode} cannot run: {why}; or opt out with "
+                "limits.sandbox=none (programs then run with your rights)"
+            )
 
 
 @functools.cache
@@ -153,7 +192,7 @@ class Program:
     ) -> None:
         if not argv:
             raise ValueError("a program needs a command line")
-        self.argv, self.limits, self.name, self.relay = list(argv), limits, name, relay
+        self.argv, self.limits, self.name, self.relay = jail.absolute(argv), limits, name, relay
         self.proc: subprocess.Popen[bytes] | None = None
         self._socket: socket.socket | None = None  # the program's connection (relay)
         self._pair: socket.socket | None = None  # where the keeper hands it over
@@ -163,46 +202,81 @@ class Program:
         self._stderr: _CappedLog | None = None
         self.isolated = False
         self.core: int | None = None  # the core shared with the referee, while it runs
+        self._lifeline: subreaper.Lifeline | None = None  # (sandboxed) its keeper's
 
     # --- life
     def start(self) -> None:
         """Start the program (its own session and process group, private directory, limits)."""
-        self.workdir = Path(tempfile.mkdtemp(prefix="sparring-agent-"))
-        prefix = [] if self.limits.network else (network_isolation() or [])
-        self.isolated = bool(prefix)
+        sandboxed = self.limits.mode == "bwrap"
+        limits = self.limits
+        if not sandboxed:
+            jail.warn_unsandboxed()
+            self.workdir = Path(tempfile.mkdtemp(prefix="sparring-agent-"))
+        prefix = [] if limits.network or sandboxed else (network_isolation() or [])
+        self.isolated = (sandboxed and not limits.network) or bool(prefix)
         env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(self.workdir),
+            "PATH": jail.search_path() if sandboxed else os.environ.get("PATH", "/usr/bin:/bin"),
             "LANG": "C.UTF-8",
             "PYTHONUNBUFFERED": "1",
             # where compiled kernels and built tables are kept (paths, no secret): a Sparring
             # program in a seat starts in ~0.5 s instead of compiling for ~2
             **caches.for_programs(),
         }
+        if self.workdir is not None:
+            env["HOME"] = str(self.workdir)
         theirs: socket.socket | None = None
+        launch: jail.Launch | None = None
         try:
-            subreaper.check_startable(self.argv)
-            memory, cpu = self.limits.memory_mb << 20, max(1, int(self.limits.cpu_s))
+            if sandboxed:
+                jail.require()
+                if shutil.which(self.argv[0], path=env["PATH"]) is None:
+                    raise FileNotFoundError(
+                        errno.ENOENT, "no such program on the sandbox's PATH", self.argv[0]
+                    )
+            else:
+                subreaper.check_startable(self.argv)
             if self.relay:
                 self._pair, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-            if self.limits.same_core:
+            if limits.same_core:
                 self.core = affinity.share_core()
+            if sandboxed:
+                self._lifeline = subreaper.Lifeline()
             keeper = subreaper.command(
                 self.argv,
-                memory,
-                cpu,
+                limits.memory_mb << 20,
+                max(1, int(limits.cpu_s)),
                 relay_fd=None if theirs is None else theirs.fileno(),
                 core=self.core,
+                file_bytes=limits.file_mb << 20,
+                open_files=limits.open_files,
+                # per user: only inside the sandbox's user namespace is that user the program's
+                processes=limits.processes if sandboxed else None,
+                watch_starter=not sandboxed,
+                user=jail.keeper_user() if sandboxed else None,
+                lifeline=None if self._lifeline is None else self._lifeline.read,
             )
+            passed = () if theirs is None else (theirs.fileno(),)
+            if sandboxed:
+                env |= caches.for_sandboxed_programs()
+                launch = jail.command(
+                    keeper,
+                    self.argv,
+                    env=env,
+                    read_only=limits.read_only,
+                    network=limits.network,
+                    disk_bytes=limits.disk_mb << 20,
+                    keep_fds=(*passed, self._lifeline.read),
+                )
+                keeper, passed = launch.argv, launch.pass_fds
             self.proc = subprocess.Popen(
                 [*prefix, *keeper],
                 stdin=subprocess.DEVNULL if self.relay else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT if self.relay else subprocess.PIPE,
-                cwd=self.workdir,
+                cwd=self.workdir or "/",
                 env=env,
                 start_new_session=True,
-                pass_fds=() if theirs is None else (theirs.fileno(),),
+                pass_fds=passed,
             )
         except (OSError, subprocess.SubprocessError) as exc:
             self.close()
@@ -211,6 +285,10 @@ class Program:
         finally:
             if theirs is not None:
                 theirs.close()
+            if launch is not None:
+                launch.close()
+            if self._lifeline is not None:
+                self._lifeline.started()
         assert self.proc.stdout
         if self._pair is not None:  # the fds are the connection's, once handed over
             self._stderr = _CappedLog(self.proc.stdout, self.limits.stderr_bytes)
@@ -232,6 +310,9 @@ class Program:
     def close(self) -> None:
         """End every process the program started (its keeper kills them all), reap it,
         remove its directory."""
+        if self._lifeline is not None:  # its keeper, in the sandbox, ends the tree and exits
+            self._lifeline.cut()
+            self._lifeline = None
         if self.proc is not None:
             subreaper.end(self.proc)
             deadline = time.monotonic() + 5  # a forked child dies on its own schedule

@@ -51,6 +51,20 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         default=1024,
         help="longest line accepted from the program, in bytes (default 1024)",
     )
+    ref.add_argument(
+        "--sandbox",
+        choices=("bwrap", "none"),
+        default=None,
+        help="bwrap: the program runs in bubblewrap's sandbox (docs/SECURITY.md); none: with "
+        "your rights (default: $SPARRING_SANDBOX or bwrap)",
+    )
+    ref.add_argument(
+        "--read-only",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="one more absolute path the sandboxed program may read (repeatable)",
+    )
     ref.add_argument("program", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
     ref.set_defaults(func=referee)
     sci = groups["eleusis"].add_parser(
@@ -89,6 +103,7 @@ def referee(args: argparse.Namespace) -> int:
         command = command[1:]
     if not command:
         raise UsageError("give the scientist program after --, e.g. -- sparring eleusis scientist")
+    _check_sandbox(args)
     game = EleusisGame(_deck(args.deck, args.seed), args.seed, args.harma, args.cap)
     result = run_referee(
         game,
@@ -97,6 +112,8 @@ def referee(args: argparse.Namespace) -> int:
         args.game_timeout,
         max_line=args.max_line,
         start_timeout=args.start_timeout,
+        sandbox=args.sandbox,
+        read_only=args.read_only,
     )
     if result.status == "invalid":
         print(f"invalid game after {result.guesses} guesses: {result.message}")
@@ -107,6 +124,20 @@ def referee(args: argparse.Namespace) -> int:
     word = "finished" if result.status == "finished" else "did not finish (cap reached)"
     print(f"{word}: {result.guesses} guesses, harma {result.harma}")
     return EXIT_FINISHED
+
+
+def _check_sandbox(args: argparse.Namespace) -> None:
+    """The sandbox can run here (or the user opted out), and every --read-only path exists:
+    one line before the game otherwise."""
+    import os
+
+    from sparring.runtime import jail
+
+    for path in args.read_only:
+        if not os.path.isabs(path) or not os.path.exists(path):
+            raise UsageError(f"--read-only {path}: expected an existing absolute path")
+    if (args.sandbox or jail.default_mode()) == "bwrap" and (why := jail.problem()):
+        raise UsageError(f"{why}; or run it unsandboxed, with your rights: --sandbox none")
 
 
 def scientist(args: argparse.Namespace) -> int:

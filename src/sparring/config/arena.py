@@ -14,6 +14,8 @@ from sparring.config.common import RayConfig, StorageConfig, TrackingConfig
 from sparring.runtime.errors import ConfigError
 
 GAMES = ("flagbots", "poker", "mus", "eleusis")  # sparring.games, without importing any
+MAX_UNITS = 100_000  # units per pair (SPRT: in all): ~10^6 games, a few hundred MB of results
+PROGRAM_KINDS = ("cmd", "acpc")  # agents that are outside programs: sandboxed
 
 
 class Kind(StrEnum):
@@ -35,12 +37,28 @@ class LimitsConfig:
     stderr_bytes: int = 65536
     network: bool = False
     same_core: bool = True  # a program runs on its referee's core (twice the answers per second)
+    sandbox: str | None = None  # bwrap, or none (your rights); null: $SPARRING_SANDBOX or bwrap
+    read_only: list[str] = dataclasses.field(default_factory=list)  # more paths programs read
+    file_mb: int = 64
+    disk_mb: int = 64  # a program's private home, and its /tmp, each
+    processes: int = 64
+    open_files: int = 256
 
     def limits(self) -> Limits:
         try:
-            return Limits(**vars(self))
+            return Limits(**{**vars(self), "read_only": tuple(self.read_only)})
         except ValueError as exc:
             raise ConfigError.text(f"limits.{exc}") from None
+
+    def check_programs(self, entrants: list[str]) -> None:
+        """Where an entrant is an outside program (``cmd:``, ``acpc:``): the sandbox it needs
+        can run here, or the user opted out (one line before any game, exit 2)."""
+        limits = self.limits()
+        if any(parse(str(e)).kind in PROGRAM_KINDS for e in entrants):
+            try:
+                limits.check_sandbox()
+            except ValueError as exc:
+                raise ConfigError.text(f"limits.{exc}") from None
 
 
 @dataclass
@@ -101,14 +119,16 @@ class ArenaConfig:
                                   f"{', '.join(spec.games)})")  # fmt: skip
         if len(set(self.entrants)) != len(self.entrants):
             raise ConfigError("field", self.field, "distinct agents (one of them is named twice)")
-        checks.integer("units", self.units, 1)
-        checks.integer("block", self.block, 1)
+        # a contest lays out its blocks and keeps its units' results in memory: bounded up front
+        checks.integer("units", self.units, 1, MAX_UNITS)
+        checks.integer("block", self.block, 1, MAX_UNITS)
+        checks.integer("sprt.max_units", self.sprt.max_units, 1, MAX_UNITS)
         checks.integer("seed", self.seed, 0)
         checks.integer("withdraw_after", self.withdraw_after, 1)
         checks.optional_integer("opening_plies", self.opening_plies, 0)
         checks.storage_dir("output_dir", self.output_dir)
         checks.name("model_name", self.model_name)  # it goes into a registry filter
-        self.limits.limits()
+        self.limits.check_programs(self.entrants)
         self.sprt.test()
 
     @property

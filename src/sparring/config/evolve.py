@@ -323,12 +323,11 @@ class LeagueSection:
             raise ConfigError("agents", list(self.agents), "specs named once each")
         named_twice = sorted(set(self.agents) & set(self.baselines))
         if named_twice:  # an entrant's name is its rating's: one entrant a name
-            raise ConfigError(
-                "agents", named_twice, "specs that are not also in league.baselines"
-            )
+            raise ConfigError("agents", named_twice, "specs that are not also in league.baselines")
         checks.integer("withdraw_after", self.withdraw_after, 1)
         checks.integer("bootstrap", self.bootstrap, 0, 100_000)
         checks.path_text("cache_dir", self.cache_dir)
+        self.limits.check_programs(list(self.agents))
 
 
 @dataclass

@@ -8,20 +8,26 @@ in a buffer while the program is not reading, and are sent whenever its input ha
 program that writes guesses without reading the replies cannot deadlock the referee. The
 program runs under a keeper (``runtime.subreaper``): ``close`` ends everything it started, a
 child in a session of its own included, and so does the referee's own death, SIGKILL included.
+It runs in the sandbox (``runtime.jail``: bubblewrap, with a bare environment, a private home,
+its own loopback, no view of the machine's files or processes) unless ``sandbox`` is "none".
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import selectors
+import shutil
 import subprocess
 import time
 from collections.abc import Sequence
 
-from sparring.runtime import subreaper
+from sparring.runtime import caches, jail, subreaper
 
 QUOTE = 80  # characters of a bad line quoted in a message
+# a sandboxed scientist's bounds (runtime.jail): files, processes and threads, open files
+SANDBOX_RLIMITS = {"file_bytes": 64 << 20, "processes": 64, "open_files": 256}
 
 
 class ProtocolError(ValueError):
@@ -48,14 +54,53 @@ class ScientistProcess:
         max_line: int = 1024,
         game_timeout: float | None = None,
         start_timeout: float = 60.0,
+        sandbox: str | None = None,
+        read_only: Sequence[str] = (),
     ) -> None:
-        subreaper.check_startable(command)  # an OSError, as Popen of the program itself gives
-        self.proc = subprocess.Popen(
-            subreaper.command(command),  # close() ends all it starts, however it detaches
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            start_new_session=True,
-        )
+        self.lifeline: subreaper.Lifeline | None = None
+        mode = sandbox or jail.default_mode()
+        if mode not in jail.MODES:
+            raise ValueError(
+                f"sandbox={mode} is not allowed: expected one of {', '.join(jail.MODES)}"
+            )
+        if mode == "bwrap":  # jail.SandboxUnavailable (one line) where it cannot run
+            command = jail.absolute(command)
+            env = {"LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", **caches.for_programs()}
+            env |= caches.for_sandboxed_programs()
+            if shutil.which(command[0], path=jail.search_path()) is None:
+                raise FileNotFoundError(errno.ENOENT, "no such program on the sandbox's PATH")
+            self.lifeline = subreaper.Lifeline()
+            keeper = subreaper.command(
+                command,
+                watch_starter=False,
+                user=jail.keeper_user(),
+                lifeline=self.lifeline.read,
+                **SANDBOX_RLIMITS,
+            )
+            launch = jail.command(
+                keeper, command, env=env, read_only=read_only, keep_fds=(self.lifeline.read,)
+            )
+            try:
+                self.proc = subprocess.Popen(
+                    launch.argv,  # close() ends all it starts, however it detaches
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    start_new_session=True,
+                    env=env,
+                    pass_fds=launch.pass_fds,
+                )
+            finally:
+                launch.close()
+                self.lifeline.started()
+        else:
+            jail.warn_unsandboxed()
+            subreaper.check_startable(command)  # an OSError, as Popen of the program gives
+            self.proc = subprocess.Popen(
+                subreaper.command(command),  # close() ends all it starts, however it detaches
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                start_new_session=True,
+            )
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.stdin, self.stdout = self.proc.stdin.fileno(), self.proc.stdout.fileno()
         os.set_blocking(self.stdin, False)
@@ -112,7 +157,11 @@ class ScientistProcess:
         with contextlib.suppress(subprocess.TimeoutExpired):
             status = self.proc.wait(timeout=2)  # it ended: the keeper ended the rest
         if status is None:
+            if self.lifeline is not None:  # its keeper, in the sandbox, ends the tree
+                self.lifeline.cut()
             subreaper.end(self.proc)
+        if self.lifeline is not None:
+            self.lifeline.cut()
         with contextlib.suppress(OSError):
             self.proc.stdout.close()  # type: ignore[union-attr]
         self.selector.close()

@@ -90,6 +90,8 @@ def run_referee(
     game_timeout: float | None = None,
     max_line: int = 1024,
     start_timeout: float = 60.0,
+    sandbox: str | None = None,
+    read_only: Sequence[str] = (),
 ) -> RefereeResult:
     """Run an external scientist program and referee one game over its stdin/stdout.
 
@@ -97,9 +99,12 @@ def run_referee(
     is starting), and the whole game ``game_timeout``;
     lines are at most ``max_line`` bytes of UTF-8. Everything the program started is ended on
     every way out: SIGINT, SIGTERM and SIGHUP to the referee included, and (by the program's
-    keeper, ``runtime.subreaper``) the referee's own death."""
+    keeper, ``runtime.subreaper``) the referee's own death. It runs in the sandbox
+    (``runtime.jail``) unless ``sandbox`` is "none"; ``read_only``: more paths it may read."""
     try:
-        program = ScientistProcess(command, move_timeout, max_line, game_timeout, start_timeout)
+        program = ScientistProcess(
+            command, move_timeout, max_line, game_timeout, start_timeout, sandbox, read_only
+        )
     except OSError as exc:
         return RefereeResult("invalid", 0, game.harma, f"cannot start {command[0]!r}: {exc}")
 

@@ -1,15 +1,18 @@
 """The ``arena`` pipeline: a gauntlet, a round robin or an SPRT head-to-head of any agents.
 
 Units of play (``sparring.arena.contest``) fan out as Ray tasks in blocks; each finished block
-is kept under ``<output_dir>/<hash of the config and the agents' digests>/blocks/`` (JSON with
-its SHA-256: a damaged file is played again, never read), so a killed contest rerun plays only
-the missing blocks. An SPRT plays waves of blocks until the test decides (the decision is taken
-on the units in order, so it does not depend on how many blocks ran at once) or
-``sprt.max_units``.
+is kept under ``<output_dir>/<hash of the config and the agents' digests>/blocks/`` (JSON sealed
+with an HMAC under the store's key, ``<output_dir>/.key``: a damaged or forged file is played
+again, never read), so a killed contest rerun plays only the missing blocks. Every unit's chance
+is derived from the same key (``contest.unit_seed``): no entrant can compute it. An SPRT plays
+waves of blocks until the test decides (the decision is taken on the units in order, so it does
+not depend on how many blocks ran at once) or ``sprt.max_units``.
 
 Recorded: one MLflow run with the entrants and their digests as params, per pair the score,
 its Elo and 95% interval, forfeits; Bradley–Terry ratings with intervals (the league's); the
-games as ``games.jsonl`` (every action, every forfeit and its reason), in poker also as
+games as ``games.jsonl`` (every action, every forfeit and its reason, per seat the invalid
+actions an ACPC program sent, each played as a call; per ``acpc:`` entrant their total is the
+metric ``invalid_actions/<name>``), in poker also as
 ``hands.log`` (the ACPC reference dealer's ``STATE:`` lines), in the other games as
 ``games.txt`` (a readable record: FlagBots moves in the engine's notation, Mus and Eleusis
 decisions by seat, ``arena.records``); an SPRT's LLR path as
@@ -25,10 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from sparring.arena.agents import parse, short_name
+from sparring.arena.agents import parse, short_names
 from sparring.arena.contest import (
     Block,
     blocks_for,
+    contest_secret,
     elo,
     pair_scores,
     play_block,
@@ -41,6 +45,7 @@ from sparring.config.arena import ArenaConfig, Kind
 from sparring.ga.league import rate
 from sparring.poker.acpc import hand_history
 from sparring.reporting.console import console
+from sparring.runtime import keys
 from sparring.runtime.config import config_hash, metric_name
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.parallel import parallel_map
@@ -53,24 +58,25 @@ def _block_file(cache: Location, block: Block) -> Location:
     return cache / f"{block.start:06d}-{digest}.json"
 
 
-def _save(cache: Location, result: dict[str, Any]) -> None:
+def _save(cache: Location, result: dict[str, Any], key: bytes) -> None:
     body = json.dumps(result, sort_keys=True)
-    checksum = hashlib.sha256(body.encode()).hexdigest()
+    mark = keys.seal(key, body.encode())
     _block_file(cache, Block(**result["block"])).write_text(
-        json.dumps({"sha256": checksum, "result": result})
+        json.dumps({"hmac": mark, "result": result})
     )
 
 
-def _load(cache: Location, block: Block) -> dict[str, Any] | None:
-    """A finished block, or None when it is missing or damaged (it is then played again)."""
+def _load(cache: Location, block: Block, key: bytes) -> dict[str, Any] | None:
+    """A finished block, or None when it is missing, damaged or not sealed with the store's
+    key (it is then played again)."""
     where = _block_file(cache, block)
     if not where.exists():
         return None
     try:
         saved = json.loads(where.read_text())
         body = json.dumps(saved["result"], sort_keys=True)
-        if hashlib.sha256(body.encode()).hexdigest() != saved["sha256"]:
-            raise ValueError("checksum mismatch")
+        if not keys.sealed_by(key, body.encode(), saved["hmac"]):
+            raise ValueError("not sealed with this store's key")
         if Block(**saved["result"]["block"]) != block:  # an intact copy of another block
             raise ValueError(f"it holds block {saved['result']['block']}, not this one")
     except (ValueError, KeyError, TypeError) as exc:
@@ -84,12 +90,13 @@ def _play(
 ) -> list[dict]:
     """Every block's result: the finished ones read back, the rest played ``wave`` at a time
     (each saved as soon as its wave ends). ``resolved``: the champions' chromosomes by spec."""
-    results: dict[Block, dict[str, Any] | None] = {b: _load(cache, b) for b in blocks}
+    key = keys.store_key(cache.parent.parent)  # beside the store: <output_dir>/.key
+    results: dict[Block, dict[str, Any] | None] = {b: _load(cache, b, key) for b in blocks}
     missing = [b for b, r in results.items() if r is None]
     if len(missing) < len(blocks):
         console.print(f"{len(blocks) - len(missing)} of {len(blocks)} blocks already played")
     shared = {
-        "seed": job.seed,
+        "secret": contest_secret(key, job.seed),
         "limits": job.limits.limits(),
         "opening_plies": job.plies,
         "withdraw_after": job.withdraw_after,
@@ -103,7 +110,7 @@ def _play(
             parallel_map(play_block, part, shared=shared, description=f"arena: {units} units"),
             strict=True,
         ):
-            _save(cache, result)
+            _save(cache, result, key)
             results[block] = result
     return [r for r in results.values() if r is not None]
 
@@ -158,8 +165,12 @@ def _check_acpc_programs(job: ArenaConfig) -> None:
             seat.start({"game": "poker", "seat": 0, "players": job.seats or 2, "seed": 0})
         except AgentFault as fault:
             key = "agent" if entrant == job.under_test else "field"
-            raise ConfigError(key, entrant, f"an ACPC program that connects to its dealer and "
-                              f"sends VERSION:2.0.0 ({fault.kind}: {fault.detail})") from None
+            raise ConfigError(
+                key,
+                entrant,
+                f"an ACPC program that connects to its dealer and "
+                f"sends VERSION:2.0.0 ({fault.kind}: {fault.detail})",
+            ) from None
         finally:
             seat.close()
 
@@ -205,6 +216,7 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         games = [g for r in results for u in r["units"] for g in u["games"]]
         metrics, rows = _pair_metrics(job, results)
         metrics |= _ratings(job, results)
+        metrics |= _invalid_actions(job, results)
         decisions = sum(g["decisions"] for g in games)
         metrics |= {
             "games": len(games),
@@ -229,7 +241,7 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         rated = [[name, _signed(metrics[k]),
                   f"[{_signed(metrics[k + '_low'])}, {_signed(metrics[k + '_high'])}]"]
                  for name in job.entrants
-                 if (k := metric_name("rating", short_name(name))) in metrics]  # fmt: skip
+                 if (k := metric_name("rating", _names(job)[name])) in metrics]  # fmt: skip
         if len(rated) > 2:  # (two entrants: the pair's line says it all)
             session.table("ratings (Bradley–Terry, Elo scale, mean 0)",
                           ["agent", "rating", "95%"], rated, artifact="ratings.txt")  # fmt: skip
@@ -243,13 +255,15 @@ def run(job: ArenaConfig) -> dict[str, Any]:
             session.run.log_text(_hand_histories(job, results), "hands.log")
         else:  # FlagBots moves in the engine's notation, Mus and Eleusis decisions by seat
             played = table(job.game, job.seats or 0)
-            session.run.log_text(games_text(played, _game_log(results), short_name), "games.txt")
+            text = games_text(played, _game_log(results), _names(job).__getitem__)
+            session.run.log_text(text, "games.txt")
     return session.results(metrics, pairs=rows, decision=decision, contest=contest)
 
 
 def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, float], list[list]]:
     metrics: dict[str, float] = {}
     rows = []
+    named = _names(job)
     for a, b in job.pairs():
         scores = pair_scores(results, a, b)
         mean, low, high = score_interval(scores)
@@ -261,7 +275,7 @@ def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, floa
             for g in u["games"]
             if g["forfeit_seat"] is not None
         ]
-        name = metric_name("pair", short_name(a), short_name(b))
+        name = metric_name("pair", named[a], named[b])
         metrics |= {f"{name}/score": mean, f"{name}/elo": elo(mean), f"{name}/units": scores.size}
         shown = f"{_signed(elo(mean))} [{_signed(elo(low))}, {_signed(elo(high))}]"
         rows.append([a, b, scores.size, f"{mean:.3f}", shown,
@@ -282,11 +296,30 @@ def _ratings(job: ArenaConfig, results: list[dict]) -> dict[str, float]:
         return {}
     ratings = rate(names, edges, bootstrap=200, seed=job.seed)
     out: dict[str, float] = {}
+    named = _names(job)
     for k, name in enumerate(names):
-        key = metric_name("rating", short_name(name))
+        key = metric_name("rating", named[name])
         out |= {key: float(ratings.rating[k]), f"{key}_low": float(ratings.low[k]),
                 f"{key}_high": float(ratings.high[k])}  # fmt: skip
     return out
+
+
+def _names(job: ArenaConfig) -> dict[str, str]:
+    """Every entrant's name in metric keys, tables and logs: unique within the contest (two
+    programs whose command lines end alike are told apart, ``arena.agents.short_names``)."""
+    return dict(zip(job.entrants, short_names(job.entrants), strict=True))
+
+
+def _invalid_actions(job: ArenaConfig, results: list[dict]) -> dict[str, float]:
+    """Per ``acpc:`` entrant, ``invalid_actions/<name>``: the actions its program sent that
+    it may not play there (each played as a call, as the reference dealer does)."""
+    counts = dict.fromkeys((e for e in job.entrants if parse(e).kind == "acpc"), 0)
+    for g in _game_log(results):
+        for spec, sent in zip(g["seats"], g.get("invalid") or (), strict=False):  # (older: none)
+            if spec in counts:
+                counts[spec] += sent
+    named = _names(job)
+    return {metric_name("invalid_actions", named[e]): float(n) for e, n in counts.items()}
 
 
 def _signed(value: float) -> str:
@@ -307,8 +340,9 @@ def _hand_histories(job: ArenaConfig, results: list[dict]) -> str:
     """Every finished hand in the ACPC reference dealer's log format (``STATE:`` lines, seats
     named by their agents), numbered in the order of ``games.jsonl``."""
     lines = []
+    named = _names(job)
     for number, g in enumerate(_game_log(results)):
-        names = [short_name(spec) for spec in g["seats"]]
+        names = [named[spec] for spec in g["seats"]]
         line = hand_history(job.seats or 2, g["seed"], g["actions"], number, names)
         if line is not None:
             lines.append(line + "\n")

@@ -9,9 +9,11 @@ reference's "reverse blinds" games), and the engine's words map to the protocol'
 (``fold`` ``f``, ``call`` ``c``, ``raise`` ``r``; ``k`` and ``b`` are read as call and raise).
 
 - ``GameDef``, ``parse_gamedef`` (the reference's file format, strictly: an unknown line or a
-  missing item is an error naming its line), ``sparring_gamedef(seats)`` (the engine's rules
-  written as one), ``differences`` (how a definition departs from them) and ``gamedef_path``
-  (the files shipped in ``data/acpc/``);
+  missing item is an error naming its line; what the reference dealer's checks refuse, it
+  refuses), ``sparring_gamedef(seats)`` (the engine's rules written as one; at 5+ seats with
+  the unlimited stacks listed, which the dealer presets for 4 players only), ``differences``
+  (how a definition departs from them) and ``gamedef_path`` (the files shipped in
+  ``data/acpc/``);
 - ``match_state(observation, hand_number)``: the ``MATCHSTATE`` line a seat is sent, from that
   seat's ``game.HoldemHand.observation`` alone (others' cards only after a showdown);
   ``match_states``: every earlier state of the hand too, from the same observation;
@@ -44,6 +46,11 @@ LETTER = {"fold": "f", "call": "c", "raise": "r"}
 WORD = {"f": "fold", "c": "call", "k": "call", "r": "raise", "b": "raise"}
 WORD.update({k.upper(): v for k, v in WORD.items()})
 BOARD_CARDS = (0, 3, 1, 1)
+# the reference's "no stack limit" (INT32_MAX): its readGame presets it for the first
+# DEALER_STACKS players only (a loop over MAX_ROUNDS, not MAX_PLAYERS) and refuses a larger
+# table whose file lists no stacks ("only read 4 stack sizes, need 5")
+UNLIMITED_STACK = 2**31 - 1
+DEALER_STACKS = 4
 GAMEDEF_DIR = Path(__file__).with_name("data") / "acpc"
 
 
@@ -139,10 +146,20 @@ def parse_gamedef(text: str, source: str = "game definition") -> GameDef:
 
 def _check_shape(g: GameDef, source: str) -> None:
     """The reference's own sanity checks (``readGame``): enough items for the players and
-    rounds, first players in range, a deck large enough."""
+    rounds (stacks: ``DEALER_STACKS`` when the file lists none), no blind over its stack,
+    first players in range, a deck large enough."""
     if not 2 <= g.num_players <= 22 or not 1 <= g.num_rounds <= 4:
         raise AcpcError(f"{source}: numPlayers 2..22 and numRounds 1..4, got {g.num_players} "
                         f"and {g.num_rounds}")  # fmt: skip
+    stacks = g.stack or (UNLIMITED_STACK,) * DEALER_STACKS
+    if len(stacks) < g.num_players:
+        unlisted = "" if g.stack else f"; with no stack line the reference dealer has {len(stacks)}"
+        raise AcpcError(f"{source}: only read {len(stacks)} stack sizes, need {g.num_players}: "
+                        f"a stack line lists one per player{unlisted}")  # fmt: skip
+    pairs = zip(g.blind[: g.num_players], stacks, strict=False)  # (too few blinds: below)
+    over = [p + 1 for p, (b, s) in enumerate(pairs) if b > s]
+    if over:
+        raise AcpcError(f"{source}: the blind of player {over[0]} is greater than its stack")
     need = {"blind": g.num_players, "raise_size": g.num_rounds, "first_player": g.num_rounds,
             "max_raises": g.num_rounds, "num_board_cards": g.num_rounds}  # fmt: skip
     for name, count in need.items():
@@ -177,6 +194,8 @@ def sparring_gamedef(seats: int) -> GameDef:
         num_ranks=13,
         num_hole_cards=2,
         num_board_cards=BOARD_CARDS,
+        # unlimited stacks, written out where the reference dealer would not preset them
+        stack=(UNLIMITED_STACK,) * seats if seats > DEALER_STACKS else (),
     )
 
 
@@ -188,12 +207,12 @@ def render_gamedef(g: GameDef) -> str:
                "firstplayer": "firstPlayer", "maxraises": "maxRaises", "numsuits": "numSuits",
                "numranks": "numRanks", "numholecards": "numHoleCards",
                "numboardcards": "numBoardCards"}  # fmt: skip
-    for f in fields(GameDef):
-        if f.name == "betting" or (f.name == "stack" and not g.stack):
-            continue
-        value = getattr(g, f.name)
+    order = [f.name for f in fields(GameDef) if f.name not in ("betting", "stack")]
+    order[2:2] = ["stack"] if g.stack else []  # after numRounds, as the reference prints it
+    for name in order:
+        value = getattr(g, name)
         text = " ".join(map(str, value)) if isinstance(value, tuple) else str(value)
-        key = names[f.name]
+        key = names[name]
         rows.append(f"{spelled.get(key, key)} = {text}")
     rows.append("END GAMEDEF")
     return "\n".join(rows) + "\n"
@@ -265,8 +284,7 @@ def match_state(observation: dict[str, Any], hand_number: int) -> str:
     seat, n = observation["seat"], observation["seats"]
     shown = {s: cards for s, cards in observation["showdown"]}
     holes = "|".join(
-        "".join(observation["hole"]) if p == seat else "".join(shown.get(p, ()))
-        for p in range(n)
+        "".join(observation["hole"]) if p == seat else "".join(shown.get(p, ())) for p in range(n)
     )
     street = _STREETS.index(observation["street"])
     return (
@@ -393,9 +411,7 @@ def replay(state: MatchState) -> HoldemHand:
     if len(set(known)) != len(known):
         raise AcpcError(f"a card is dealt twice: {state.text[:80]!r}")
     spare = iter(c for c in range(52) if CARD_TEXTS[c] not in set(known))
-    holes = [
-        (index[h[0]], index[h[1]]) if h else (next(spare), next(spare)) for h in state.holes
-    ]
+    holes = [(index[h[0]], index[h[1]]) if h else (next(spare), next(spare)) for h in state.holes]
     board = [index[c] for c in state.board] + [next(spare) for _ in range(5 - len(state.board))]
     hand = HoldemHand(holes, board)
     for street, letters in enumerate(state.rounds):
@@ -414,4 +430,3 @@ def replay(state: MatchState) -> HoldemHand:
 def legal_letters(hand: HoldemHand) -> list[str]:
     """The protocol letters of the actions the engine allows now."""
     return [LETTER[w] for w in hand.legal_actions()]
-

@@ -17,6 +17,8 @@ from pathlib import Path
 
 CACHE_DIR = "SPARRING_CACHE_DIR"
 KERNEL_CACHE = "SPARRING_KERNEL_CACHE"
+KERNEL_SEED = "SPARRING_KERNEL_SEED"  # compiled kernels to copy from, read-only (kernel_locator)
+SANDBOX_KERNELS = "/home/agent/.cache/sparring/kernels"  # in a sandboxed program's own home
 
 
 def cache_home() -> Path:
@@ -34,3 +36,12 @@ def for_programs() -> dict[str, str]:
     """The variables that point a program started with another ``HOME`` at this process's
     caches (absolute paths, as it starts in another directory)."""
     return {CACHE_DIR: str(cache_home().absolute()), KERNEL_CACHE: str(kernel_root().absolute())}
+
+
+def for_sandboxed_programs() -> dict[str, str]:
+    """The variables of a program in the sandbox (``runtime.jail``), where the caches are
+    read-only: it keeps its kernels in its private home, copying each folder of the machine's
+    compiled kernels there on first use (``kernel_locator``) instead of compiling them. A
+    program that could write the machine's kernels could plant code every process of Sparring
+    would load."""
+    return {KERNEL_CACHE: SANDBOX_KERNELS, KERNEL_SEED: str(kernel_root().absolute())}

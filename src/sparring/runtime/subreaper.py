@@ -27,8 +27,9 @@ as a script by the same Python with only the standard library (``python -I -S``,
   between (a socket keeps the namespace it was made in, whoever holds it). The program reaches
   its dealer and, in an empty namespace, nothing else.
 
-    python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] [--starter PID] [--relay FD]
-        [--affinity CORE] -- program ...
+    python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] [--fsize BYTES] [--nproc N]
+        [--nofile N] [--starter PID] [--relay FD] [--affinity CORE] [--user UID:GID]
+        [--lifeline FD] -- program ...
 """
 
 from __future__ import annotations
@@ -60,21 +61,65 @@ def command(
     cpu_s: int | None = None,
     relay_fd: int | None = None,
     core: int | None = None,
+    *,
+    file_bytes: int | None = None,
+    processes: int | None = None,
+    open_files: int | None = None,
+    watch_starter: bool = True,
+    user: str | None = None,
+    lifeline: int | None = None,
 ) -> list[str]:
     """The command line that runs ``argv`` under a keeper (with an address-space limit of
-    ``memory_bytes`` and a CPU-time limit of ``cpu_s`` seconds on the program, when given;
+    ``memory_bytes``, a CPU-time limit of ``cpu_s`` seconds, a largest file of ``file_bytes``,
+    at most ``processes`` processes of its user and ``open_files`` open files, each when given;
     ``relay_fd``: hand a TCP connection of the program's over that inherited socket;
-    ``core``: the program runs on that core only, ``runtime.affinity``)."""
-    keeper = [sys.executable, "-I", "-S", os.path.abspath(__file__), "--starter", str(os.getpid())]
-    if memory_bytes is not None:
-        keeper += ["--memory", str(memory_bytes)]
-    if cpu_s is not None:
-        keeper += ["--cpu", str(cpu_s)]
-    if relay_fd is not None:
-        keeper += ["--relay", str(relay_fd)]
-    if core is not None:
-        keeper += ["--affinity", str(core)]
+    ``core``: the program runs on that core only, ``runtime.affinity``). ``watch_starter``:
+    the keeper ends the program when this process is gone; off inside a pid namespace, where
+    this process has no pid (give a ``lifeline`` there instead: the read end of a pipe whose
+    write end only this process holds, ``Lifeline``; the keeper ends the program when it
+    closes, whoever closes it, a kill -9 of this process included). ``user``
+    (``uid:gid``): the program runs as that user, with no groups (the keeper, root inside a
+    sandbox's user namespace, stays root: the program can neither signal nor trace it)."""
+    keeper = [sys.executable, "-I", "-S", os.path.abspath(__file__)]
+    if watch_starter:
+        keeper += ["--starter", str(os.getpid())]
+    for option, value in (
+        ("--memory", memory_bytes),
+        ("--cpu", cpu_s),
+        ("--fsize", file_bytes),
+        ("--nproc", processes),
+        ("--nofile", open_files),
+        ("--relay", relay_fd),
+        ("--affinity", core),
+        ("--user", user),
+        ("--lifeline", lifeline),
+    ):
+        if value is not None:
+            keeper += [option, str(value)]
     return [*keeper, "--", *argv]
+
+
+class Lifeline:
+    """A pipe between a starter and a keeper that cannot see it (in another pid namespace):
+    the keeper is given ``read`` (``command(lifeline=...)``, passed to the process that starts
+    it), the starter keeps ``write`` and never writes. When the starter ``cut``s it, or dies
+    however it dies, the keeper reads the end of the pipe and ends the program's tree."""
+
+    def __init__(self) -> None:
+        self.read, self.write = os.pipe()
+
+    def started(self) -> None:
+        """The keeper has its copy: close this process's read end."""
+        with contextlib.suppress(OSError):
+            os.close(self.read)
+
+    def cut(self) -> None:
+        """Tell the keeper to end the program (close the write end), once."""
+        if self.write >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.write)
+            self.write = -1
+        self.started()
 
 
 def check_startable(argv: Sequence[str]) -> None:
@@ -176,22 +221,29 @@ def _reap(block_s: float = 0.0) -> dict[int, int]:
         time.sleep(0.005)
 
 
-def _start(argv: list[str], memory: int | None, cpu: int | None, libc: ctypes.CDLL) -> int:
+def _start(
+    argv: list[str], limits: dict[str, int], libc: ctypes.CDLL, user: tuple[int, int] | None
+) -> int:
     pid = os.fork()
     if pid:
         return pid
-    try:  # the program: default signal dispositions, the limits, then exec
-        # a keeper killed with -9 cannot end the tree: the program then dies with it
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    try:  # the program: default signal dispositions, its user, the limits, then exec
         for sig in (signal.SIGPIPE, signal.SIGXFSZ, *_STOP):
             signal.signal(sig, signal.SIG_DFL)
         signal.pthread_sigmask(signal.SIG_SETMASK, set())  # the program blocks nothing
+        if user is not None:  # groups first: after the uid, the right to change them is gone
+            os.setgroups([])
+            os.setresgid(user[1], user[1], user[1])
+            os.setresuid(user[0], user[0], user[0])
+        # a keeper killed with -9 cannot end the tree: the program then dies with it (set after
+        # the user: a change of credentials clears it)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         import resource
 
-        if memory is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        if cpu is not None:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        for name, value in limits.items():
+            limit = getattr(resource, name)
+            hard = value + 1 if limit == resource.RLIMIT_CPU else value  # SIGXCPU, then SIGKILL
+            resource.setrlimit(limit, (value, hard))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         os.execvp(argv[0], argv)
     except OSError as exc:
@@ -240,6 +292,21 @@ def _hand_over(server: socket.socket, peer: socket.socket, accepted: threading.E
     peer.close()
 
 
+def _watch(lifeline: int) -> None:
+    """Block until the lifeline ends, then stop the keeper as ``end`` would (SIGTERM)."""
+    with contextlib.suppress(OSError):
+        while os.read(lifeline, 1):
+            pass
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _cut(lifeline: int | None) -> bool:
+    """Whether the starter closed the lifeline, or died (its end of the pipe is closed)."""
+    if lifeline is None:
+        return False
+    return bool(select.select([lifeline], [], [], 0)[0])
+
+
 def _exit_as(status: int | None) -> None:
     """Exit with the program's wait ``status``: its exit code, or death by its signal."""
     if status is None:
@@ -253,19 +320,34 @@ def _exit_as(status: int | None) -> None:
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
+_LIMITS = {
+    "--memory": "RLIMIT_AS",
+    "--cpu": "RLIMIT_CPU",
+    "--fsize": "RLIMIT_FSIZE",
+    "--nproc": "RLIMIT_NPROC",
+    "--nofile": "RLIMIT_NOFILE",
+}
+
+
 def main(args: list[str]) -> None:
-    memory = cpu = relay_fd = None
+    relay_fd = lifeline = None
+    user: tuple[int, int] | None = None
+    limits: dict[str, int] = {}
     starter = os.getppid()
     while args and args[0] != "--":
         option, value, *args = args
-        if option == "--memory":
-            memory = int(value)
-        elif option == "--cpu":
-            cpu = int(value)
+        if option in _LIMITS:
+            limits[_LIMITS[option]] = int(value)
         elif option == "--starter":  # read by the starter itself: it may die in our first ms
             starter = int(value)
         elif option == "--relay":
             relay_fd = int(value)
+        elif option == "--lifeline":
+            lifeline = int(value)
+            os.set_inheritable(lifeline, False)  # the keeper's alone
+        elif option == "--user":
+            uid, gid = value.split(":")
+            user = (int(uid), int(gid))
         elif option == "--affinity":  # before the program exists: it inherits the core
             with contextlib.suppress(OSError):
                 os.sched_setaffinity(0, {int(value)})
@@ -287,7 +369,9 @@ def main(args: list[str]) -> None:
         os.set_inheritable(relay_fd, False)  # the program reaches the arena by TCP only
         server = _listen()
         argv = [*argv, "127.0.0.1", str(server.getsockname()[1])]
-    program = _start(argv, memory, cpu, libc)
+    program = _start(argv, limits, libc, user)
+    if lifeline is not None:  # its end wakes the loop below at once, as SIGTERM does
+        threading.Thread(target=_watch, args=(lifeline,), daemon=True).start()
     handing: threading.Thread | None = None
     accepted = threading.Event()
     if server is not None:
@@ -304,7 +388,7 @@ def main(args: list[str]) -> None:
         info = signal.sigtimedwait(_WATCHED, POLL_S)
         status = _reap().get(program, status)
         stopped = info is not None and info.si_signo in _STOP
-        if stopped or status is not None or not _alive(starter):
+        if stopped or status is not None or not _alive(starter) or _cut(lifeline):
             break
     if server is not None and handing is not None and handing.is_alive() and status is not None:
         # a program that connected and ended at once: its connection still goes to the arena
