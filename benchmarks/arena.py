@@ -10,8 +10,8 @@ tables, in one run on one core.
   trivial agent (it always calls), so what is measured is the arena and the game adapter;
 - Sparring's chromosome as an arena seat (``ChromosomeAgent``: a Monte Carlo equity per
   postflop decision);
-- an outside JSON-lines program seat (``examples/agents/random_bot.py``, sandboxed) against
-  the in-process agent: the program's decisions per second;
+- an outside JSON-lines program seat (``examples/agents/random_bot.py``) against in-process
+  agents that call, heads up and at a 10-seat table: the program's decisions per second;
 - every game with in-process random agents;
 - FlagBots games per minute at a fast time control (``flagbots@20ms`` against itself) and at
   depth 2.
@@ -20,14 +20,21 @@ tables, in one run on one core.
   an ACPC program over TCP (``examples/agents/acpc_caller.py``, and ``tests/arena/acpc_bot.c``
   where a C compiler is found), the nine others in-process agents that call.
 
+The sandbox's cost: every outside program is measured twice in the run, unsandboxed
+(``sandbox=none``: before) and in bubblewrap (``sandbox=bwrap``: after; skipped, with one line
+saying why, where it cannot run), and so is the time from starting ``random_bot.py`` to its
+answer to the start message (the median of 20 starts of each, taken in turns; 6 with --quick).
+
 Goals (issue #29): an in-process seat >= 50,000 decisions/s, a program seat >= 10,000 per core;
-(issue #30) an ACPC seat at a 10-seat table >= 2,000 hands/s per core.
+(issue #30) an ACPC seat at a 10-seat table >= 2,000 hands/s per core; (the sandbox's issue) a
+sandboxed start costs <= 50 ms more than an unsandboxed one.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -49,6 +56,7 @@ from sparring.poker.deals import generate_deals
 from sparring.poker.engine import play_deals
 from sparring.poker.game import Holdem
 from sparring.poker.table import play_hand_reference, seating
+from sparring.runtime import jail
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = [sys.executable, str(ROOT / "examples" / "agents" / "random_bot.py")]
@@ -141,14 +149,29 @@ def hands_rate(game, agents: list, seconds: float) -> float:
     return played / elapsed
 
 
-def ten_seat_rates(seconds: float) -> dict[str, float]:
-    """Hands/s at 10 seats with one seat of each kind (see the module docstring)."""
+def start_ms(modes: tuple[str, ...], starts: int) -> dict[str, float]:
+    """Median milliseconds, per sandbox mode, from starting ``random_bot.py`` to its answer to
+    the start message; each start a new program, the modes taken in turns."""
+    took: dict[str, list[float]] = {mode: [] for mode in modes}
+    for seed in range(starts):
+        for mode in modes:
+            agent = ProgramAgent(BOT, Limits(sandbox=mode), "bot")
+            began = time.perf_counter()
+            agent.start({"game": "poker", "seat": 0, "players": 2, "seed": seed})
+            took[mode].append((time.perf_counter() - began) * 1000)
+            agent.close()
+    return {mode: statistics.median(ms) for mode, ms in took.items()}
+
+
+def ten_seat_rates(seconds: float, modes: tuple[str, ...]) -> dict[str, float]:
+    """Hands/s at 10 seats with one seat of each kind (see the module docstring), every program
+    under each sandbox mode of ``modes`` (keys "<kind> seat, sandbox=<mode>")."""
     table = Holdem(10)
-    seats = {
-        "in-process": Caller(),
-        "JSON-lines program": ProgramAgent(BOT, Limits(), "bot"),
-        "ACPC program, Python": AcpcProgramAgent(
-            [sys.executable, str(ROOT / "examples" / "agents" / "acpc_caller.py")], Limits(), "py"
+    programs = {
+        "JSON-lines program": (ProgramAgent, BOT),
+        "ACPC program, Python": (
+            AcpcProgramAgent,
+            [sys.executable, str(ROOT / "examples" / "agents" / "acpc_caller.py")],
         ),
     }
     compiler = shutil.which("cc") or shutil.which("gcc")
@@ -157,28 +180,51 @@ def ten_seat_rates(seconds: float) -> dict[str, float]:
         binary = str(Path(work) / "acpc_bot")
         source = ROOT / "tests" / "arena" / "acpc_bot.c"
         subprocess.run([compiler, "-O2", "-o", binary, str(source)], check=True)
-        seats["ACPC program, C"] = AcpcProgramAgent([binary], Limits(), "c")
+        programs["ACPC program, C"] = (AcpcProgramAgent, [binary])
+    seats = {"in-process seat": Caller()}
+    for kind, (agent, argv) in programs.items():
+        for mode in modes:
+            seats[f"{kind} seat, sandbox={mode}"] = agent(argv, Limits(sandbox=mode), "seat")
     rates = {k: hands_rate(table, [seat, *[Caller() for _ in range(9)]], seconds)
              for k, seat in seats.items()}  # fmt: skip
     shutil.rmtree(work, ignore_errors=True)
     return rates
 
 
+def verdict(met: bool) -> str:
+    return "**met**" if met else "**not met**"
+
+
 def main() -> None:
     args = parser(__doc__).parse_args()
     seconds = 2.0 if args.quick else 8.0
+    why = jail.problem()
+    modes = ("none", "bwrap") if why is None else ("none",)
+    if why is not None:
+        print(f"bwrap cannot run here, so only sandbox=none is measured: {why}")
+    n_starts = 6 if args.quick else 20
+    starts = start_ms(modes, n_starts)
     hands_s, per_hand = engine_rate(2_000 if args.quick else 20_000)
     engine = hands_s * per_hand
     poker = Holdem(2)
     inproc = seat_rate(poker, [Caller(), Caller()], seconds)
     chromosomes = [ChromosomeAgent(baseline(b)) for b in ("tight_aggressive", "calling_station")]
     chromosome = seat_rate(poker, chromosomes, seconds)
-    program = seat_rate(poker, [ProgramAgent(BOT, Limits(), "bot"), Caller()], seconds, counted=0)
+    program = {
+        (n, mode): seat_rate(
+            Holdem(n),
+            [ProgramAgent(BOT, Limits(sandbox=mode), "bot"), *[Caller() for _ in range(n - 1)]],
+            seconds,
+            counted=0,
+        )
+        for n in (2, 10)
+        for mode in modes
+    }
     games = {}
     for name in ("poker", "flagbots", "mus", "eleusis"):
         game = game_api.get(name)
         games[name] = seat_rate(game, [RandomAgent() for _ in range(game.num_players)], seconds / 2)
-    ten = ten_seat_rates(seconds)
+    ten = ten_seat_rates(seconds, modes)
     flagbots = game_api.get("flagbots")
     per_min = {}
     for label, make in (
@@ -192,17 +238,31 @@ def main() -> None:
             play_game(flagbots, agents, played)
             played += 1
         per_min[label] = played / (time.perf_counter() - start) * 60
+
+    def against_none(rate: float, unsandboxed: float | None) -> str:
+        return "" if unsandboxed is None else f"; {rate / unsandboxed:.3f}x sandbox=none"
+
+    cost = starts.get("bwrap", starts["none"]) - starts["none"]
     rows = [
+        *[(f"program start to its first answer: ms, sandbox={m}", ms, f"median of {n_starts}"
+           + ("" if m == "none" else f"; +{cost:.1f} ms; goal <= +50: {verdict(cost <= 50)}"))
+          for m, ms in starts.items()],
         ("engine: heads-up hands/s (chromosomes only)", hands_s, "baseline"),
         ("engine: decisions per hand", per_hand, "reference engine, same deals"),
         ("engine: decisions/s", engine, "1.00x"),
         ("arena in-process seat: decisions/s (poker)", inproc, f"{inproc / engine:.4f}x; goal 50k"),
         ("arena chromosome seat: decisions/s (poker)", chromosome, f"{chromosome / engine:.4f}x"),
-        ("arena program seat: decisions/s (poker)", program, f"{program / engine:.4f}x; goal 10k"),
+        *[(f"arena program seat, {n} seats, sandbox={m}: decisions/s (poker)", r,
+           f"{r / engine:.4f}x; goal 10k: {verdict(r >= 10_000)}"
+           + against_none(r, program[n, "none"] if m == "bwrap" else None))
+          for (n, m), r in program.items()],
         *[(f"arena random agents: decisions/s ({n})", r, "") for n, r in games.items()],
         *[(f"flagbots@{k}: games/min", v, "against itself") for k, v in per_min.items()],
-        *[(f"10 seats, one {k} seat: hands/s", v, f"{v / ten['in-process']:.3f}x in-process"
-           + ("; goal 2,000" if k.startswith("ACPC") else "")) for k, v in ten.items()],
+        *[(f"10 seats, one {k}: hands/s", v, f"{v / ten['in-process seat']:.3f}x in-process"
+           + (f"; goal 2,000: {verdict(v >= 2_000)}" if k.startswith("ACPC") else "")
+           + against_none(v, ten[k.removesuffix("bwrap") + "none"]
+                          if k.endswith("bwrap") else None))
+          for k, v in ten.items()],
     ]  # fmt: skip
     report(
         "arena",
@@ -211,7 +271,8 @@ def main() -> None:
             "engine_decisions_per_s": engine,
             "in_process_decisions_per_s": inproc,
             "chromosome_decisions_per_s": chromosome,
-            "program_decisions_per_s": program,
+            "start_ms": starts,
+            "program_decisions_per_s": {f"{n} seats, {m}": r for (n, m), r in program.items()},
             "random_decisions_per_s": games,
             "flagbots_games_per_min": per_min,
             "ten_seat_hands_per_s": ten,

@@ -266,6 +266,8 @@ def test_a_sparring_program_in_a_seat_uses_the_arenas_caches(tmp_path, monkeypat
     )
     from sparring.poker.game import Holdem
 
+    tables.load_tables.cache_clear()
+    tables.load_tables()  # built into $SPARRING_CACHE_DIR, as the arena's are
     Holdem(3).new_state(1)  # the arena's own processes compiled these kernels
     program = Program([sys.executable, "-c", play], Limits(start_s=60, memory_mb=4096), "seat")
     program.start()

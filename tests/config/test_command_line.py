@@ -64,7 +64,7 @@ CASES = [
         "an executable program (",
     ),
     ("arena", ["limits.move_s=-1"], "limits.move_s=-1.0 is not allowed: expected > 0"),
-    ("arena", ["units=-3"], "units=-3 is not allowed: expected an integer >= 1"),
+    ("arena", ["units=-3"], "units=-3 is not allowed: expected an integer in 1..100000"),
 ]  # the other pipelines' values are checked in process (tests/config/test_schemas.py)
 
 

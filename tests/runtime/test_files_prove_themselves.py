@@ -59,6 +59,10 @@ WRITERS = {
     "sparring.pipelines.compare": "a plot for people",
     "sparring.reporting.plots": "plots for people",
     "sparring.modeling.calibration": "a reliability plot for people",
+    # (tests/arena/test_hidden_chance.py: a key of the wrong size is one line; a flipped bit
+    # only means no block verifies, and they are played again)
+    "sparring.runtime.keys": "the store's key, made once, checked by its size",
+    "sparring.runtime.jail": "a new user namespace's uid and gid maps in /proc, not a file",
 }
 
 

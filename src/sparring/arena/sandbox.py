@@ -209,8 +209,7 @@ class Program:
         """Start the program (its own session and process group, private directory, limits)."""
         sandboxed = self.limits.mode == "bwrap"
         limits = self.limits
-        if not sandboxed:
-            jail.warn_unsandboxed()
+        if not sandboxed:  # (said once, by the config check: Limits.check_sandbox)
             self.workdir = Path(tempfile.mkdtemp(prefix="sparring-agent-"))
         prefix = [] if limits.network or sandboxed else (network_isolation() or [])
         self.isolated = (sandboxed and not limits.network) or bool(prefix)

@@ -136,10 +136,11 @@ def warn_unsandboxed() -> None:
 
 def interpreter_paths() -> list[str]:
     """What this process's Python needs to run a program: its installation, its virtual
-    environment and every directory of its import path (e.g. an editable install's ``src``)."""
-    paths = [sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix]
+    environment and the folder Sparring is imported from (an editable install's ``src``).
+    Not the rest of its import path: a Ray worker's holds its driver's working directory."""
+    package = Path(sys.modules["sparring"].__file__ or "").resolve().parent.parent  # src/
+    paths = [sys.base_prefix, sys.base_exec_prefix, sys.prefix, sys.exec_prefix, str(package)]
     paths.append(str(Path(sys.executable).resolve().parent.parent))
-    paths += [p for p in sys.path if p and os.path.isdir(p)]
     return paths
 
 
