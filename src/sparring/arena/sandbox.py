@@ -254,8 +254,8 @@ class Program:
                 user=jail.keeper_user() if sandboxed else None,
                 lifeline=None if self._lifeline is None else self._lifeline.read,
             )
-            passed = () if theirs is None else (theirs.fileno(),)
-            if sandboxed:
+            passed: tuple[int, ...] = () if theirs is None else (theirs.fileno(),)
+            if self._lifeline is not None:  # (sandboxed)
                 env |= caches.for_sandboxed_programs()
                 launch = jail.command(
                     keeper,
