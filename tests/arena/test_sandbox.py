@@ -208,39 +208,27 @@ def test_stderr_is_kept_to_its_cap(tmp_path):
     program.close()
 
 
-def test_the_bot_gets_a_bare_environment_and_a_private_directory(tmp_path, monkeypatch):
+@pytest.mark.parametrize("limits", [FAST, OPEN_FAST], ids=["jail", "open"])
+def test_the_bot_gets_a_bare_environment_and_a_private_directory(monkeypatch, limits):
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-bots")
     show = (
         "import json, os, sys\n"
         "sys.stdin.readline()\n"
         "print(json.dumps({'env': sorted(os.environ), 'cwd': os.getcwd()}), flush=True)"
     )
-    program = Program([sys.executable, "-c", show], FAST, "env")
+    program = Program([sys.executable, "-c", show], limits, "env")
     program.start()
     deadline = time.monotonic() + 5
     program.send({"type": "start"}, deadline)
     seen = program.receive(deadline)
-    assert "AWS_SECRET_ACCESS_KEY" not in seen["env"]
-    assert set(seen["env"]) <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "LC_CTYPE", "PWD",
-                                "TMPDIR", *CACHES}  # fmt: skip
-    assert seen["cwd"] == jail.HOME and program.workdir is None  # its home is in the sandbox
-    program.close()
-
-
-def test_unsandboxed_the_bot_gets_a_bare_environment_and_a_private_directory(monkeypatch):
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-for-bots")
-    show = (
-        "import json, os, sys\n"
-        "sys.stdin.readline()\n"
-        "print(json.dumps({'env': sorted(os.environ), 'cwd': os.getcwd()}), flush=True)"
-    )
-    program = Program([sys.executable, "-c", show], OPEN_FAST, "env")
-    program.start()
-    deadline = time.monotonic() + 5
-    program.send({"type": "start"}, deadline)
-    seen = program.receive(deadline)
-    assert set(seen["env"]) <= {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "LC_CTYPE", *CACHES}
-    assert seen["cwd"] == str(program.workdir) and program.workdir.name.startswith("sparring-agent")
+    bare = {"PATH", "HOME", "LANG", "PYTHONUNBUFFERED", "LC_CTYPE", *CACHES}
+    if limits.mode == "bwrap":  # its home is in the sandbox
+        assert set(seen["env"]) <= bare | {"PWD", "TMPDIR"}
+        assert seen["cwd"] == jail.HOME and program.workdir is None
+    else:
+        assert set(seen["env"]) <= bare and program.workdir is not None
+        assert seen["cwd"] == str(program.workdir)
+        assert program.workdir.name.startswith("sparring-agent")
     program.close()
 
 

@@ -171,11 +171,12 @@ def test_a_named_challenger_is_tested_instead_of_an_evolved_one(
 ):
     """``retrain.challenger=<spec>``: the tight-aggressive baseline replaces a calling-station
     champion (registered as it is, nothing evolved); the champion named by its own alias is
-    kept; an agent the registry cannot hold is one line naming what is allowed."""
+    kept; an agent the registry cannot hold is one line naming what is allowed. The first
+    retrain runs as a user runs it, a process of its own (in-process, this session's Ray hid
+    that a named challenger's deal set needs a Ray the retrain never started)."""
 
-    def cfg(rid, challenger):
-        return pipeline_config(
-            "retrain",
+    def overrides(rid, challenger):
+        return (
             *TINY,
             "registry.model_name=named-challenger",
             f"retrain.id={rid}",
@@ -185,17 +186,30 @@ def test_a_named_challenger_is_tested_instead_of_an_evolved_one(
             f"league.cache_dir={tmp_path / 'league'}",
         )
 
+    def cfg(rid, challenger):
+        return pipeline_config("retrain", *overrides(rid, challenger))
+
     weak = cfg("day-1", "poker@tight_aggressive")
     registered(weak, calling_station(), "named-challenger")
-    out = retrain(weak)
-    assert out["decision"] == "promoted" and out["low"] > 0
+    store = (f"tracking.uri={weak.tracking.uri}",
+             f"tracking.artifact_root={weak.tracking.artifact_root}")  # fmt: skip
+    proc = run_pipeline("retrain", *overrides("day-1", "poker@tight_aggressive"), *store,
+                        cwd=tmp_path, timeout=900)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
     client = MlflowClient(weak.tracking.uri)
-    chromosome, info, version = load_registered(client, "named-challenger")
-    assert np.array_equal(chromosome, tight_aggressive()) and version == out["new_version"]
-    assert info["challenger"] == "poker@tight_aggressive"
-    runs = client.search_runs(  # (the session's store holds other tests' retrains too)
+    [run] = client.search_runs(
         [client.get_experiment_by_name("retrain").experiment_id],
-        filter_string=f"tags.retrain_id = 'day-1' and tags.mlflow.parentRunId = '{out['run_id']}'",
+        filter_string="tags.retrain_id = 'day-1' and tags.model_name = 'named-challenger'",
+    )
+    assert run.data.tags["decision"] == "promoted" and run.data.metrics["edge_low"] > 0
+    chromosome, info, version = load_registered(client, "named-challenger")
+    assert np.array_equal(chromosome, tight_aggressive())
+    assert version == run.data.tags["new_version"]
+    assert info["challenger"] == "poker@tight_aggressive"
+    nested = f"tags.retrain_id = 'day-1' and tags.mlflow.parentRunId = '{run.info.run_id}'"
+    runs = client.search_runs(  # (the session's store holds other tests' retrains too)
+        [client.get_experiment_by_name("retrain").experiment_id], filter_string=nested
     )
     assert runs == []  # no nested evolve run
     same = retrain(cfg("day-2", "champion@champion"))

@@ -2,12 +2,14 @@
 
 What a hook may reach: the one URL configured, over ``http`` or ``https``, and nothing else. A
 redirect is never followed (a 3xx answer would otherwise send the request, or a GET, to wherever
-the answer points): it is recorded as a failed notification. Credentials and the query of the URL
-never appear in what is printed or recorded (``redact``).
+the answer points): it is recorded as a failed notification. A URL's ``user:password@`` is sent
+as HTTP basic auth. Credentials and the query of the URL never appear in what is printed or
+recorded (``redact``).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import urllib.error
 import urllib.parse
@@ -40,6 +42,23 @@ def check_url(url: str) -> str | None:
     return None
 
 
+def _basic_auth(url: str) -> tuple[str, dict[str, str]]:
+    """``url`` without its ``user:password@`` and the HTTP basic-auth header they give (urllib
+    would take them for part of the host name and never reach it)."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.username is None:
+        return url, {}
+    user = urllib.parse.unquote(parts.username)
+    password = urllib.parse.unquote(parts.password or "")
+    host = parts.hostname or ""
+    if ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    bare = urllib.parse.urlunsplit(parts._replace(netloc=netloc))
+    return bare, {"Authorization": f"Basic {token}"}
+
+
 def post_json(url: str, payload: dict[str, Any], timeout_s: float = 10.0) -> str | None:
     """POST ``payload`` as JSON to ``url``; returns None on a 2xx answer, else what went wrong
     in one line (the URL redacted). A failed notification never changes the job's outcome, so
@@ -49,11 +68,12 @@ def post_json(url: str, payload: dict[str, Any], timeout_s: float = 10.0) -> str
         return refused
     shown = redact(url)
     body = json.dumps(payload, default=str).encode()
+    target, auth = _basic_auth(url)
     request = urllib.request.Request(
-        url,
+        target,
         data=body,
         method="POST",
-        headers={"Content-Type": "application/json", "User-Agent": "sparring"},
+        headers={"Content-Type": "application/json", "User-Agent": "sparring", **auth},
     )
     try:
         with _OPENER.open(request, timeout=timeout_s) as answer:

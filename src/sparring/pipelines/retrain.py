@@ -93,7 +93,9 @@ def run(job: RetrainConfig) -> dict[str, Any]:
             "retrain",
             tags={"retrain_id": retrain_id, "model_name": name},
             run_name=f"retrain {retrain_id} {name}",
-            uses_ray=False,  # the challenger's evolve run starts Ray: a refusal costs nothing
+            # an evolved challenger's evolve run starts Ray; a named one's deal set and league
+            # need it here (a refusal, above, costs nothing either way)
+            uses_ray=bool(job.retrain.challenger),
         ) as session:
             claim.attach_run(session.run_id)
             base["run_id"] = session.run_id
