@@ -31,12 +31,14 @@ __all__ = [
 ]
 
 EXPERIMENT = "retrain"
-EXIT_STATUS = {"promoted": 0, "kept": 10, "failed": 1, "refused": EXIT_USAGE}
+# a kept champion is a decision, not a failure: a scheduled job (cron, a Ray job) succeeded; what
+# it decided is in the record (``sparring retrain history``) and the webhook
+EXIT_STATUS = {"promoted": 0, "kept": 0, "failed": 1, "refused": EXIT_USAGE}
 DECISIONS = ("promoted", "kept")
 
 
 def exit_status(result: dict[str, Any]) -> int:
-    """The process exit status for a retrain's result (0 promoted, 10 kept)."""
+    """The process exit status for a retrain's result: 0, promoted or kept."""
     return EXIT_STATUS[result["decision"]]
 
 

@@ -8,6 +8,7 @@ import sys
 
 from sparring.launch.submit import (
     DEFAULT_ADDRESS,
+    AlreadySubmitted,
     describe_shipped,
     follow,
     prepare,
@@ -28,7 +29,8 @@ examples:
   sparring submit evolve ga.population=256 deals.root=s3://bucket/deals \\
       checkpoint_root=s3://bucket/checkpoints
   sparring submit --no-wait --submission-id retrain-2026-11-30 retrain retrain.id=2026-11-30 \\
-      checkpoint_root=s3://bucket/ck retrain.checkpoint_root=s3://bucket/retrain deals.root=s3://bucket/deals
+      checkpoint_root=s3://bucket/ck retrain.checkpoint_root=s3://bucket/retrain \\
+      deals.root=s3://bucket/deals league.cache_dir=s3://bucket/league
 
 Ray 2.60 needs RAY_AUTH_MODE=token for its job server (and the cluster's token)."""
 
@@ -45,7 +47,11 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         default=os.environ.get("RAY_JOB_ADDRESS") or DEFAULT_ADDRESS,
         help=f"the cluster's job server (default: $RAY_JOB_ADDRESS or {DEFAULT_ADDRESS})",
     )
-    sub.add_argument("--submission-id", help="the job's id (a second submission with it fails)")
+    sub.add_argument(
+        "--submission-id",
+        help="the job's id: a second submission with it submits nothing and says the status of "
+        "the first (followed unless --no-wait)",
+    )
     sub.add_argument(
         "--no-wait", action="store_true", help="print the job id and return (default: follow it)"
     )
@@ -72,8 +78,15 @@ def run(args: argparse.Namespace) -> int:
             print(line)
         print(job.entrypoint)
         return 0
-    job_id = send(job, args.address, args.submission_id)
-    print(f"submitted {job_id} to {args.address}", file=sys.stderr)
+    try:
+        job_id = send(job, args.address, args.submission_id)
+    except AlreadySubmitted as done:  # idempotent: the job of that id is the one to follow
+        print(f"{done}: not submitted again", file=sys.stderr)
+        job_id = done.submission_id
+        if args.no_wait or done.status in ("SUCCEEDED", "FAILED", "STOPPED"):
+            return 0 if done.status != "FAILED" else 1
+    else:
+        print(f"submitted {job_id} to {args.address}", file=sys.stderr)
     if args.no_wait:
         print(f"follow it: ray job logs --follow --address {args.address} {job_id}")
         return 0

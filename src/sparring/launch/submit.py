@@ -151,27 +151,32 @@ def _leaves(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, An
             yield f"{prefix}{key}", value
 
 
-def check_outputs(conf: Mapping[str, Any], whose: str = "", how: str = "") -> None:
-    """Refuse a relative local output path (or a relative sqlite tracking store) in one line;
-    ``whose`` names the config (a tune trial's) and ``how`` says how to set the key there."""
+def output_problems(conf: Mapping[str, Any], whose: str = "", how: str = "") -> list[str]:
+    """Every relative local output path (or relative sqlite tracking store) of ``conf``, as
+    ``key=value is ...`` phrases; ``whose`` names the config (a tune trial's) and ``how`` says
+    how to set the key there."""
+    problems = []
     for key, value in _leaves(conf):
         name = key.rsplit(".", 1)[-1]
         set_it = how.format(key=key)
         if value is None and name in NULL_IN_CHECKOUT:
-            raise ConfigError.text(
-                f"{whose}{key}=null writes to {NULL_IN_CHECKOUT[name]}: {LOST}{set_it}"
-            )
-        if not isinstance(value, str):
+            problems.append(f"{whose}{key}=null writes to {NULL_IN_CHECKOUT[name]}{set_it}")
+        elif not isinstance(value, str):
             continue
-        if name in OUTPUT_KEYS and scheme_of(value) == "" and not Path(value).is_absolute():
-            raise ConfigError.text(f"{whose}{key}={value} is a relative path: {LOST}{set_it}")
-        if key == "tracking.uri" and value.startswith("sqlite:///"):
-            db = value[len("sqlite:///") :]
-            if not db.startswith("/"):
-                raise ConfigError.text(
-                    f"tracking.uri={value} is a relative sqlite store: {LOST} "
-                    "(or log to the head's MLflow server: tracking=server)"
-                )
+        elif name in OUTPUT_KEYS and scheme_of(value) == "" and not Path(value).is_absolute():
+            problems.append(f"{whose}{key}={value} is a relative path{set_it}")
+        elif key == "tracking.uri" and value.startswith("sqlite:///") and value[10] != "/":
+            problems.append(
+                f"tracking.uri={value} is a relative sqlite store (or log to the head's "
+                "MLflow server: tracking=server)"
+            )
+    return problems
+
+
+def refuse_lost(problems: Sequence[str]) -> None:
+    """One line naming every path a job would lose, and what to use instead."""
+    if problems:
+        raise ConfigError.text(f"{'; '.join(problems)}: {LOST}")
 
 
 def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -> Submission:
@@ -191,9 +196,9 @@ def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -
     args = with_cluster_defaults(overrides, groups)
     job = typed(str(root / "conf"), pipeline, args)
     conf = to_container(job)
-    check_outputs(conf)
+    problems = output_problems(conf)
     if pipeline == "tune":  # its trials write too: the tuned pipeline's config as they compose it
-        check_outputs(
+        problems += output_problems(
             {  # a trial logs where the search does (tune's tracking, checked above)
                 k: v
                 for k, v in to_container(check(str(root / "conf"), job.hparams_search)).items()
@@ -202,6 +207,7 @@ def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -
             whose="a trial's ",
             how=" (for every trial: '++hparams_search.fixed={{{key}: /shared/path}}')",
         )
+    refuse_lost(problems)  # every path at once, not one per attempt
     # the hash the job's run will compute (tracked_run: the config without tracking and hydra)
     digest = config_hash({k: v for k, v in conf.items() if k not in ("tracking", "hydra")})
     commit, dirty = git_commit(root), git_dirty(root)
@@ -296,25 +302,50 @@ def describe_shipped(trees: Sequence[Shipped], largest: int = 5) -> list[str]:
     return lines
 
 
+class AlreadySubmitted(Exception):
+    """A job with this submission id exists already: its ``status`` (``RUNNING``, ...)."""
+
+    def __init__(self, submission_id: str, status: str) -> None:
+        self.submission_id, self.status = submission_id, status
+        super().__init__(f"job {submission_id} was already submitted (status {status})")
+
+
 def send(job: Submission, address: str, submission_id: str | None = None) -> str:
-    """Submit ``job`` to the Ray cluster's job server at ``address``; returns the job id."""
+    """Submit ``job`` to the Ray cluster's job server at ``address``; returns the job id.
+    A ``submission_id`` the server knows already raises ``AlreadySubmitted`` with that job's
+    status, and nothing is submitted (a submission id makes a submission idempotent)."""
     from ray.job_submission import JobSubmissionClient
 
     try:
         client = JobSubmissionClient(address)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise UsageError(f"no Ray job server at {address} ({_first_line(exc)})") from None
-    return client.submit_job(
-        entrypoint=job.entrypoint,
-        runtime_env=job.runtime_env,
-        submission_id=submission_id,
-        metadata={
-            "pipeline": job.pipeline,
-            "git_commit": job.commit,
-            "git_dirty": job.dirty,
-            "config_hash": job.config_hash,
-        },
-    )
+    if submission_id is not None and (status := _status(client, submission_id)) is not None:
+        raise AlreadySubmitted(submission_id, status)
+    try:
+        return client.submit_job(
+            entrypoint=job.entrypoint,
+            runtime_env=job.runtime_env,
+            submission_id=submission_id,
+            metadata={
+                "pipeline": job.pipeline,
+                "git_commit": job.commit,
+                "git_dirty": job.dirty,
+                "config_hash": job.config_hash,
+            },
+        )
+    except RuntimeError as exc:  # submitted by someone else since we looked
+        if submission_id is not None and "already exists" in str(exc):
+            raise AlreadySubmitted(submission_id, _status(client, submission_id) or "?") from None
+        raise
+
+
+def _status(client: Any, submission_id: str) -> str | None:
+    """The status of job ``submission_id`` on the server, None when it has no such job."""
+    try:
+        return str(client.get_job_status(submission_id).value)
+    except RuntimeError:  # Ray: "Job ... does not exist"
+        return None
 
 
 def follow(address: str, job_id: str) -> str:

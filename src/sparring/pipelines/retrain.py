@@ -17,7 +17,7 @@
 Safe to run unattended: a retrain id (a date or a submission id) is claimed atomically in the
 MLflow store (``champions.claims``), so a second retrain with the same id exits with one line
 naming the run that holds it; once an id is decided (``champions.decisions``), running it again
-reports that decision and exits with its status: 0 promoted, 10 kept (1 when it failed, 2 when
+reports that decision and exits with its status: 0 promoted or kept (1 when it failed, 2 when
 refused before any work). A refusal (no champion, or one of another table size) creates no run.
 With ``notify.url`` the outcome is POSTed as JSON: the decision, a failure or a refusal.
 """
