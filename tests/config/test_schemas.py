@@ -143,6 +143,29 @@ def test_override_syntax_errors_are_one_line():
     assert config_error("equity", "opponents=[1").startswith("cannot read the override")
 
 
+@pytest.mark.parametrize(
+    "override, quoted",
+    [  # the arena's --help examples as they were printed, and a webhook URL with a query
+        ("field=[flagbots@depth=2,first]", """'field=["flagbots@depth=2",first]'"""),
+        ("agent=flagbots@depth=3", """'agent="flagbots@depth=3"'"""),
+        ("field=['flagbots@depth=1',x=1]", """'field=['\\''flagbots@depth=1'\\'',"x=1"]'"""),
+    ],
+)
+def test_an_override_that_needs_quoting_is_named_with_its_quoted_form(override, quoted):
+    """The line names the override and gives the form that works (checked: it composes)."""
+    said = config_error("arena", override)
+    assert said.startswith(f"cannot read the override {override}: ") and said.endswith(quoted)
+
+
+def test_the_quoted_form_an_error_gives_composes():
+    import shlex
+
+    said = config_error("arena", "field=[flagbots@depth=2,first]")
+    [fixed] = shlex.split(said.rsplit("quote its values: ", 1)[1])
+    job = to_typed(compose_config("arena", fixed))
+    assert job.field == ["flagbots@depth=2", "first"]
+
+
 def test_the_objective_is_read_from_the_run_metrics(capsys):
     from sparring.config.objective import objective_value
 

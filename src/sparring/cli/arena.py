@@ -2,7 +2,7 @@
 
 Everything after ``arena`` is Hydra's:
 ``sparring arena game=flagbots agent='cmd:python3 examples/agents/random_bot.py'
-'field=[flagbots@depth=2,first]'``, ``sparring arena --help``.
+'field=["flagbots@depth=2",first]'`` (a value holding ``=`` is quoted), ``sparring arena --help``.
 """
 
 from __future__ import annotations

@@ -138,7 +138,7 @@ def _one_line(exc: BaseException) -> str | None:
     if isinstance(exc, MissingConfigException):
         return _missing_option(exc)
     if isinstance(exc, OverrideParseException):
-        return f"cannot read the override: {first_line(str(exc))}"
+        return _unreadable_override(exc.override, first_line(str(exc)))
     cause: BaseException | None = exc
     while cause is not None and not isinstance(cause, OmegaConfBaseException):
         cause = cause.__cause__ or cause.__context__
@@ -150,6 +150,52 @@ def _one_line(exc: BaseException) -> str | None:
     if isinstance(exc, ConfigCompositionException):
         return first_line(str(exc))
     return None
+
+
+_PLAIN = re.compile(r"[\w./:@+\-*%^~]*")  # what Hydra reads unquoted in a value
+
+
+def _unreadable_override(override: str, why: str) -> str:
+    """One line for an override Hydra cannot parse: which one, why, and the same override with
+    its values quoted, as the shell needs it (a value holding ``=``, ``?``, a space, a comma
+    or a bracket must be quoted for Hydra, and the whole for the shell)."""
+    key, sep, value = override.partition("=")
+    said = f"cannot read the override {override}: {why}"
+    if not sep:
+        return said
+    if value.startswith("[") and value.endswith("]"):
+        items = _split_items(value[1:-1])
+        fixed = "[" + ",".join(_quoted(item) for item in items) + "]"
+    else:
+        fixed = _quoted(value)
+    shown = "'" + f"{key}={fixed}".replace("'", "'\\''") + "'"
+    return f"{said}; quote its values: {shown}"
+
+
+def _quoted(item: str) -> str:
+    """``item`` double-quoted for Hydra unless it is plain (or quoted already)."""
+    if _PLAIN.fullmatch(item) or (len(item) > 1 and item[0] == item[-1] and item[0] in "'\""):
+        return item
+    return '"' + item.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _split_items(text: str) -> list[str]:
+    """A list's items split at its top-level commas (quotes and brackets kept whole)."""
+    items, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            items.append(text[start:i].strip())
+            start = i + 1
+    items.append(text[start:].strip())
+    return [item for item in items if item]
 
 
 def _disk_full(exc: BaseException) -> str | None:
