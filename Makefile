@@ -78,7 +78,7 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	@if command -v chromium >/dev/null; then $(PY) -m sparring.launch.screenshots --out data/ui; \
 	else echo "(apt-get install chromium for screenshots of the MLflow UI: python -m sparring.launch.screenshots)"; fi
 	@echo
-	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow), data/ui/*.png (the MLflow UI)."
+	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow)$$(ls data/ui/*.png >/dev/null 2>&1 && echo ', data/ui/*.png (the MLflow UI)')."
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
 	@echo "The local Ray head stays up for later pipelines (10 idle minutes); end it now with: $(PY) -m sparring.cli ray stop"
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from sparring import game_api
-from sparring.arena.contest import unit_score
+from sparring.arena.contest import score_interval, unit_score
 
 
 def game(returns, seating, forfeit_seat=None) -> dict:
@@ -39,3 +40,31 @@ def test_only_poker_is_scored_on_totals():
     scored = {name for name in ("poker", "flagbots", "mus", "eleusis")
               if getattr(game_api.get(name), "scored_by_total", False)}  # fmt: skip
     assert scored == {"poker"}
+
+
+@pytest.mark.parametrize(
+    "scores, shown",
+    [
+        ([1.0] * 10, "≥ +166 (95%)"),  # was "+1200 [+1200, +1200]": certainty from 10 units
+        ([0.0] * 20, "≤ -287 (95%)"),
+        ([0.5] * 4, "+0 [-301, +301]"),  # four ties: not "+0 [+0, +0]"
+        ([1.0, 0.0, 1.0, 0.5, 1.0], "+147 [-148, +443]"),
+    ],
+)
+def test_an_elo_interval_never_claims_certainty_from_few_units(scores, shown):
+    from sparring.pipelines.arena import _elo_interval
+
+    mean, low, high = score_interval(np.array(scores))
+    assert 0.0 <= low < mean < high <= 1.0 or low < mean == high == 1.0 or low == mean == 0.0
+    assert _elo_interval(mean, low, high) == shown
+
+
+def test_the_wilson_interval_covers_the_true_score_about_95_percent_of_the_time():
+    """Coverage, by simulation: units won with probability p, 30 units a contest."""
+    rng = np.random.default_rng(7)
+    for p in (0.5, 0.8, 0.95):
+        covered = 0
+        for _ in range(2000):
+            _, low, high = score_interval(rng.binomial(1, p, 30).astype(float))
+            covered += low <= p <= high
+        assert 0.92 <= covered / 2000 <= 0.99, (p, covered)

@@ -246,13 +246,18 @@ def pair_scores(results: Sequence[dict[str, Any]], a: str, b: str) -> np.ndarray
     return np.array([u["score"] for u in units], np.float64)
 
 
-def score_interval(scores: np.ndarray) -> tuple[float, float, float]:
-    """A's mean unit score and its 95% normal interval."""
-    mean = float(scores.mean()) if scores.size else float("nan")
-    if scores.size < 2:
-        return mean, float("-inf"), float("inf")
-    half = 1.96 * float(scores.std(ddof=1)) / np.sqrt(scores.size)
-    return mean, mean - half, mean + half
+def score_interval(scores: np.ndarray, z: float = 1.96) -> tuple[float, float, float]:
+    """A's mean unit score and its 95% Wilson interval over the units (each scored in [0, 1]).
+    Unlike the normal interval it stays inside [0, 1] and never collapses to a point when every
+    unit scored the same (10 wins of 10: [0.72, 1], not [1, 1])."""
+    n = scores.size
+    if n == 0:
+        return float("nan"), 0.0, 1.0
+    p = float(scores.mean())
+    spread = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / spread
+    half = z * float(np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / spread
+    return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
 def elo(score: float) -> float:

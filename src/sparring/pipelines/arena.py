@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import textwrap
 import time
 from typing import Any
 
@@ -246,8 +247,13 @@ def run(job: ArenaConfig) -> dict[str, Any]:
             session.table("ratings (Bradley–Terry, Elo scale, mean 0)",
                           ["agent", "rating", "95%"], rated, artifact="ratings.txt")  # fmt: skip
         if decision is not None:
+            played = pair_scores(results, *job.pairs()[0]).size
+            # the test decides on the units in order; a wave plays whole blocks, so the table
+            # (every unit played) may count more than the decision needed: both are said
+            more = (f"; {played} units played in whole blocks, the table's score is over all "
+                    f"{played}") if played > (decided_at or 0) else ""  # fmt: skip
             console.print(f"SPRT: {decision} after {decided_at} units "
-                          f"(elo0={job.sprt.elo0:g}, elo1={job.sprt.elo1:g})")  # fmt: skip
+                          f"(elo0={job.sprt.elo0:g}, elo1={job.sprt.elo1:g}{more})")  # fmt: skip
         session.run.log_text(
             "".join(json.dumps(g) + "\n" for g in _game_log(results)), "games.jsonl"
         )
@@ -276,8 +282,9 @@ def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, floa
             if g["forfeit_seat"] is not None
         ]
         name = metric_name("pair", named[a], named[b])
-        metrics |= {f"{name}/score": mean, f"{name}/elo": elo(mean), f"{name}/units": scores.size}
-        shown = f"{_signed(elo(mean))} [{_signed(elo(low))}, {_signed(elo(high))}]"
+        metrics |= {f"{name}/score": mean, f"{name}/elo": elo(mean), f"{name}/units": scores.size,
+                    f"{name}/score_low": low, f"{name}/score_high": high}  # fmt: skip
+        shown = _elo_interval(mean, low, high)
         rows.append([a, b, scores.size, f"{mean:.3f}", shown,
                      f"{faults.count('A')}/{faults.count('B')}"])  # fmt: skip
     return metrics, rows
@@ -320,6 +327,20 @@ def _invalid_actions(job: ArenaConfig, results: list[dict]) -> dict[str, float]:
                 counts[spec] += sent
     named = _names(job)
     return {metric_name("invalid_actions", named[e]): float(n) for e, n in counts.items()}
+
+
+def _elo_interval(mean: float, low: float, high: float) -> str:
+    """A's Elo and its 95% interval (Wilson's, on the score). A bound at a score of 0 or 1 is
+    no number: every unit won reads "≥ +167 (95%)", not a point at the clamp (+1200)."""
+    if not np.isfinite(mean):
+        return "-"
+    if high >= 1.0 and low <= 0.0:
+        return "? (too few units)"
+    if high >= 1.0:
+        return f"≥ {_signed(elo(low))} (95%)"
+    if low <= 0.0:
+        return f"≤ {_signed(elo(high))} (95%)"
+    return f"{_signed(elo(mean))} [{_signed(elo(low))}, {_signed(elo(high))}]"
 
 
 def _signed(value: float) -> str:
@@ -367,7 +388,8 @@ def _log_sprt_plot(session, job: ArenaConfig, results: list[dict]) -> None:
         ax.axhline(lower, color="red", ls="--", label=f"accept H0 (elo <= {test.elo0:g})")
         ax.set_xlabel("units")
         ax.set_ylabel("log-likelihood ratio")
-        ax.set_title(f"SPRT: {a} vs {b}")
+        # the entrants' short names, the title wrapped: a command line is no title
+        ax.set_title(textwrap.fill(f"SPRT: {_names(job)[a]} vs {_names(job)[b]}", 70), fontsize=10)
         ax.legend()
         fig.tight_layout()
         out = directory / "sprt.png"
