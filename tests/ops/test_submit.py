@@ -365,43 +365,42 @@ def test_a_submitted_handgen_job_reads_the_shipped_package_data_and_links_its_jo
     assert _run_of(tmp_path, "handgen", job_id).info.run_id == run.info.run_id  # still one
 
 
-def test_a_plain_ray_job_submit_with_ray_local_joins_the_jobs_cluster(head, tmp_path):
-    job_id = f"plain-{int(time.time())}"
-    # A checkout of its own (the tracked files): Ray hashes a working_dir twice, once to name
-    # its package and once while uploading it, and a file another test process writes under
-    # this checkout in between leaves the job naming a package that was never uploaded.
+def _plain_job(head, tmp_path: Path, job_id: str, *pipeline: str) -> subprocess.CompletedProcess:
+    """``ray job submit --working-dir <a copy of the checkout> -- python <pipeline...>``.
+
+    A checkout of its own (the tracked files): Ray hashes a working_dir twice, once to name
+    its package and once while uploading it, and a file another test process writes under
+    this checkout in between leaves the job naming a package that was never uploaded."""
     checkout = tmp_path / "checkout"
     for source in _tracked():
         target = checkout / source.relative_to(ROOT)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(source, target)
-    done = subprocess.run(
-        [
-            str(BIN / "ray"),
-            "job",
-            "submit",
-            "--address",
-            head.dashboard,
-            "--submission-id",
-            job_id,
-            "--working-dir",
-            str(checkout),
-            "--",
-            "python",
-            "pipelines/equity.py",
-            "ray=local",
-            "trials=200",
-            "classes=[AA]",
-            "opponents=[1]",
-            f"output={tmp_path / 'eq.parquet'}",
-            *_store(tmp_path),
-        ],
-        cwd=checkout,
-        env=head.env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    return subprocess.run(
+        [str(BIN / "ray"), "job", "submit", "--address", head.dashboard, "--submission-id",
+         job_id, "--working-dir", str(checkout), "--", "python", *pipeline],
+        cwd=checkout, env=head.env, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+
+
+def test_a_plain_ray_job_submit_with_relative_outputs_is_one_line_naming_them(head, tmp_path):
+    """Its defaults would write into the job's temporary directory (outputs and mlflow.db) and
+    link a run nobody can open: refused in one line that names every key to set."""
+    done = _plain_job(head, tmp_path, f"lost-{int(time.time())}", "pipelines/equity.py",
+                      "ray=local", "trials=200", "classes=[AA]", "opponents=[1]")  # fmt: skip
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "failed" in said.lower(), said[-2500:]
+    [line] = [x for x in said.splitlines() if x.startswith("error: ")]
+    for key in ("output=", "tracking.uri=sqlite:///mlflow.db", "tracking.artifact_root="):
+        assert key in line, line
+    assert "a submitted job runs in a temporary copy" in line and "Traceback" not in said
+
+
+def test_a_plain_ray_job_submit_with_ray_local_joins_the_jobs_cluster(head, tmp_path):
+    job_id = f"plain-{int(time.time())}"
+    done = _plain_job(head, tmp_path, job_id, "pipelines/equity.py", "ray=local", "trials=200",
+                      "classes=[AA]", "opponents=[1]", f"output={tmp_path / 'eq.parquet'}",
+                      *_store(tmp_path))  # fmt: skip
     said = done.stdout + done.stderr
     # (the job's own lines are on stdout, Ray's packaging logs on stderr: a tail of each)
     assert done.returncode == 0 and "succeeded" in said, done.stdout[-2500:] + done.stderr[-800:]

@@ -53,6 +53,19 @@ def _debug() -> bool:
     return os.environ.get("SPARRING_DEBUG", "") not in ("", "0", "false", "no")
 
 
+def refuse_lost_in_a_job(config: Any) -> None:
+    """A pipeline started by a plain ``ray job submit`` runs in the job's temporary working
+    directory (Ray's ``runtime_resources``): every relative output, the default sqlite store
+    included, would be lost with it and its closing link would name a run nobody can open.
+    Refuse them all in one line, as ``sparring submit`` does before it sends a job."""
+    if "runtime_resources" not in Path.cwd().parts:
+        return
+    from sparring.launch.submit import output_problems, refuse_lost
+    from sparring.runtime.config import to_container
+
+    refuse_lost(output_problems(to_container(config)))
+
+
 def launch(
     script: str,
     config_name: str,
@@ -95,6 +108,7 @@ def launch(
             _redact_hydra_files()
             config: Any = to_typed(cfg)
             typed.append(config)
+            refuse_lost_in_a_job(config)
             tracking = getattr(config, "tracking", None)
             if tracking is not None:
                 check_tracking(tracking.uri)
