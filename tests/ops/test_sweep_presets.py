@@ -41,6 +41,30 @@ def test_presets_compose_and_their_points_parse(preset, pipeline):
             assert to_typed(typed) is not None, (preset, key, point)
 
 
+# the file each job of a preset writes: distinct per point (one output overwritten by the
+# next job loses every point but the last)
+SINGLE_FILE_OUTPUTS = {"equity_trials": "output"}
+
+
+@pytest.mark.parametrize(("preset", "pipeline"), sorted(PRESETS.items()))
+def test_the_jobs_of_a_preset_write_distinct_outputs(preset, pipeline):
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    key = SINGLE_FILE_OUTPUTS.get(preset)
+    if key is None:  # its outputs are keyed by the config hash already, or MLflow only
+        return
+    with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+        cfg = compose(config_name=pipeline, overrides=[f"sweep={preset}"], return_hydra_config=True)
+    (param, values), *_ = cfg.hydra.sweeper.params.items()
+    points = list(OverridesParser.create().parse_override(f"{param}={values}").sweep_iterator())
+    outputs = set()
+    for point in points:
+        with initialize_config_dir(config_dir=str(CONF), version_base="1.3"):
+            job = compose(config_name=pipeline, overrides=[f"sweep={preset}", f"{param}={point}"])
+        outputs.add(str(job[key]))
+    assert len(outputs) == len(points), outputs
+
+
 def _text(point) -> str:
     """A sweep point as override text again (quoted strings unwrap to their text)."""
     if isinstance(point, list):
