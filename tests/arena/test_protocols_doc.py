@@ -72,3 +72,13 @@ def test_the_sandbox_paragraph_says_a_detached_child_is_ended_with_its_program()
     text = " ".join(DOC.read_text().split())
     [sentence] = [s for s in re.split(r"(?<=\.) (?=[A-Z])", text) if "(`setsid`)" in s]
     assert "not ended" not in sentence and "is ended with it" in sentence, sentence
+
+
+def test_the_flagbots_action_encoding_the_document_gives_is_the_engines():
+    """The worked example of docs/PROTOCOLS.md: c2 is cell 11, its steps and self-destruct."""
+    text = " ".join(DOC.read_text().split())
+    start = game_api.get("flagbots").new_state(0)
+    for action, move in ((105, "c2-c3"), (106, "c2-d3"), (107, "x c2")):
+        assert start.move_text(action) == move and action in start.legal_actions()
+    assert "to c3 (straight up, towards North) is `11 * 9 + 6 = 105`" in text
+    assert "its self-destruct `11 * 9 + 8 = 107`" in text
