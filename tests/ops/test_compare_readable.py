@@ -55,7 +55,9 @@ def populate(uri: str, artifacts: Path, sweep: str = SWEEP) -> list[str]:
     register(client, "sparring-holdem-champion", runs[0], None)
     register(client, "sparring-holdem-champion", runs[2], "champion")
     for trials in (1000, 4000):
-        with tracked_run({"tracking": tracking, "trials": trials}, "equity") as eq:
+        equity = {"tracking": tracking, "trials": trials, "objective": "mean_stderr",
+                  "direction": "minimize"}  # fmt: skip
+        with tracked_run(equity, "equity") as eq:
             eq.log_metrics({"trials_per_s": trials * 10.0, "mean_stderr": 1.0 / trials})
     return runs
 
@@ -114,6 +116,21 @@ def test_an_experiment_lists_its_own_runs_but_not_the_sweep_parent(store):
     assert len(table.runs) == 5  # the parent is left out; the empty first run is kept
     assert not any(n == SWEEP for n in names)
     assert table.runs[0]["metrics"]["champion_bb100"] == 99.0
+
+
+def test_the_objective_ranks_in_its_own_direction_and_order_overrides_it(store):
+    """Equity minimises ``mean_stderr``: its best run (most trials) first, not its worst; any
+    other metric is ranked descending; ``order`` says otherwise."""
+    uri, _, tmp = store
+
+    def trials(metric: str, order: str = "auto") -> list[str]:
+        table = compare(uri, "equity", metric, output_dir=tmp / "cmp", order=order)
+        return [r["params"]["trials"] for r in table.runs]
+
+    assert trials("mean_stderr") == ["4000", "1000"]
+    assert trials("mean_stderr", "desc") == ["1000", "4000"]
+    assert trials("trials_per_s") == ["4000", "1000"]
+    assert trials("trials_per_s", "asc") == ["1000", "4000"]
 
 
 def test_registry_versions_are_labelled_with_version_and_alias(store):

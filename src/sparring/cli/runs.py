@@ -15,7 +15,9 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         "compare",
         help="compare MLflow runs: an experiment's, a sweep's or a model's versions",
         description=(
-            "Rank runs by a metric (descending); one line per run, fitted to the terminal "
+            "Rank runs by a metric, best first (the pipeline's objective in its own direction: "
+            "equity's mean_stderr smallest first; any other metric descending unless --order "
+            "asc); one line per run, fitted to the terminal "
             "(COLUMNS): a short id and name, the params that differ between them (swept params "
             "first, marked *; ray.*, tracking.*, storage.* and paths only with --all-params), "
             "the chosen metrics to 4 significant digits; a sweep's runs together. Writes a bar "
@@ -36,7 +38,14 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     cmp_.add_argument(
         "experiment", nargs="?", help="MLflow experiment (evolve, equity, ...), or --sweep/--model"
     )
-    cmp_.add_argument("--metric", required=True, help="rank by this metric (descending)")
+    cmp_.add_argument("--metric", required=True, help="rank by this metric, best first")
+    cmp_.add_argument(
+        "--order",
+        choices=["auto", "desc", "asc"],
+        default="auto",
+        help="best first by: the objective's direction when --metric is the pipeline's "
+        "objective, else descending (auto, the default); desc; asc",
+    )
     cmp_.add_argument("--metrics", nargs="*", default=[], help="more metrics to show")
     cmp_.add_argument("--filter", default="", help="MLflow filter, e.g. \"params.seed = '1'\"")
     cmp_.add_argument("--sweep", help="a sweep or search id: compare its runs")
@@ -117,6 +126,7 @@ def compare(args: argparse.Namespace) -> int:
         model=args.model,
         output_format=args.format,
         all_params=args.all_params,
+        order=args.order,
     )
     return 0
 

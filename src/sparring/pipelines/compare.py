@@ -100,6 +100,7 @@ def _search(
     metric: str,
     max_runs: int,
     all_experiments: bool,
+    ascending: bool = False,
 ) -> pd.DataFrame:
     experiment_ids = None
     if experiment is not None:
@@ -117,7 +118,7 @@ def _search(
         frame = mlflow.search_runs(
             experiment_ids=experiment_ids,
             filter_string=filter_string,
-            order_by=[f"metrics.`{metric}` DESC"],
+            order_by=[f"metrics.`{metric}` {'ASC' if ascending else 'DESC'}"],
             max_results=max_runs,
             search_all_experiments=all_experiments,
         )
@@ -168,13 +169,37 @@ def _parents(client: MlflowClient, frame: pd.DataFrame) -> dict[str, tuple[str, 
     return found
 
 
-def _ordered(runs: list[dict[str, Any]], metric: str) -> list[dict[str, Any]]:
+ORDERS = ("auto", "desc", "asc")
+
+
+def _ascending(client: MlflowClient, experiment: str | None, metric: str, order: str) -> bool:
+    """Whether the best runs have the smallest ``metric`` (see ``compare``'s ``order``)."""
+    if order not in ORDERS:
+        raise ConfigError("order", order, f"one of {', '.join(ORDERS)}")
+    if order != "auto":
+        return order == "asc"
+    exp = client.get_experiment_by_name(experiment) if experiment else None
+    found = mlflow.search_runs(
+        experiment_ids=[exp.experiment_id] if exp else None,
+        search_all_experiments=exp is None,
+        filter_string=f"params.objective = '{metric}'",
+        max_results=1,
+    )
+    if not isinstance(found, pd.DataFrame) or found.empty:
+        return False
+    return str(found.iloc[0].get("params.direction", "maximize")) == "minimize"
+
+
+def _ordered(
+    runs: list[dict[str, Any]], metric: str, ascending: bool = False
+) -> list[dict[str, Any]]:
     """The runs of each sweep together (a parent in the table with its children): the groups
-    by their best ``metric``, each group's runs by ``metric`` (descending, no value last)."""
+    by their best ``metric``, each group's runs by ``metric`` (best first: descending, or
+    ``ascending``; no value last)."""
 
     def key(run: dict[str, Any]) -> tuple[bool, float]:
-        value = run["metrics"][metric]
-        return (value is None, -(value or 0.0))
+        value = run["metrics"][metric] or 0.0
+        return (run["metrics"][metric] is None, value if ascending else -value)
 
     groups: dict[str, list[dict[str, Any]]] = {}
     for r in sorted(runs, key=key):
@@ -209,8 +234,13 @@ def compare(
     model: str | None = None,
     output_format: str | OutputFormat = OutputFormat.table,
     all_params: bool = False,
+    order: str = "auto",
 ) -> Comparison:
-    """Rank runs by ``metric`` (descending) and show what differs between them.
+    """Rank runs by ``metric``, best first, and show what differs between them.
+
+    ``order`` ``desc`` or ``asc``; ``auto``: the direction of the pipeline's objective when
+    ``metric`` is it (a run's params ``objective`` and ``direction``: equity's ``mean_stderr``
+    is minimised), else descending.
 
     The runs are ``sweep``'s children (a sweep or search id) or the runs behind ``model``'s
     registered versions, in whatever experiment they are; without either, ``experiment``'s.
@@ -237,7 +267,9 @@ def compare(
         where += f" of sweep {sweep!r}"
     if model is not None:
         where += f" behind model {model!r}"
-    frame = _search(client, experiment, " and ".join(clauses), metric, max_runs, experiment is None)
+    ascending = _ascending(client, experiment, metric, order)
+    frame = _search(client, experiment, " and ".join(clauses), metric, max_runs,
+                    experiment is None, ascending)  # fmt: skip
     if frame.empty:
         raise UsageError(f"no runs {where} match filter {filter_string!r}")
     wanted = [metric, *[m for m in (metrics or []) if m != metric]]
@@ -267,7 +299,7 @@ def compare(
                 "metrics": {m: _number(row.get(f"metrics.{m}")) for m in wanted},
             }
         )
-    runs = _ordered(runs, metric)
+    runs = _ordered(runs, metric, ascending)
     for i, r in enumerate(runs):
         r["rank"] = i + 1
     # sweeps labelled s1, s2, ... in the order the table shows them
