@@ -1,9 +1,10 @@
 """A hostile entrant: it plays legal moves (the first legal action) and attacks on the side.
 
-    python hostile_bot.py ATTACK
+    python hostile_bot.py ATTACK [ARG ...]
 
 At the start message it runs ATTACK with the message's ``args`` (the paths and pids it aims
-at: given there, not on its command line, whose paths the sandbox would show it) and answers
+at: given there, not on its command line, whose paths the sandbox would show it; in a contest,
+where the start message has none, its command line's) and answers
 ``{"ready": true, "report": {...}}``: what the
 attack reached (``won``: True when it succeeded), so a test can assert that it failed inside
 the sandbox and succeeded outside it (the positive control). Then it plays. Standard library
@@ -161,6 +162,21 @@ def fork_many(count: str) -> dict:
     return {"won": len(children) >= int(count), "forked": len(children)}
 
 
+def kill_named(marker: str) -> dict:
+    """SIGKILL every process it can see whose command line holds ``marker`` (its opponent)."""
+    killed = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        os.kill(int(entry), signal.SIGKILL)
+                        killed.append(int(entry))
+            except OSError:
+                pass
+    return {"won": bool(killed), "killed": killed}
+
+
 def processes() -> dict:
     """The processes it can see."""
     seen = sorted(int(e) for e in os.listdir("/proc") if e.isdigit())
@@ -168,16 +184,17 @@ def processes() -> dict:
 
 
 ATTACKS = {f.__name__: f for f in (read_secrets, write_outside, kill, peek_memory, connect,
-                                    setns, linger, fill_disk, fork_many, processes)}  # fmt: skip
+                                    setns, linger, fill_disk, fork_many, processes,
+                                    kill_named)}  # fmt: skip
 
 
 def main() -> None:
-    attack = sys.argv[1]
+    attack, given = sys.argv[1], sys.argv[2:]  # (args on the command line: in a contest)
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file over its bound: an error, not death
     for line in sys.stdin:
         msg = json.loads(line)
         if msg["type"] == "start":
-            report = ATTACKS[attack](*msg.get("args", []))
+            report = ATTACKS[attack](*msg.get("args", given))
             sys.stdout.write(json.dumps({"ready": True, "report": report}) + "\n")
         elif msg["type"] == "act":
             sys.stdout.write(json.dumps({"action": msg["legal"][0]}) + "\n")

@@ -213,3 +213,36 @@ def test_a_read_only_path_the_user_names_is_readable_and_nothing_beside_it(tmp_p
 def test_a_read_only_path_that_does_not_exist_is_one_line():
     with pytest.raises(ValueError, match="read_only=/no/such/weights is not allowed"):
         Limits(read_only=("/no/such/weights",))
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_contest_with_a_bot_that_kills_its_opponent_keeps_the_honest_result(tmp_path, sandbox):
+    """Through the arena's own contest (play_block): the attacker SIGKILLs every process named
+    like its opponent at each game's start. Sandboxed, it reaches none: the block's scores are
+    those of the same attacker doing nothing harmful (the honest result), the opponent is never
+    charged, and nothing is left running. Unsandboxed (the control), the opponent dies and is
+    charged with the crash."""
+    from sparring.arena.contest import Block, contest_secret, play_block
+
+    marker = f"victim-{secrets.token_hex(4)}"
+    victim = tmp_path / f"{marker}.py"
+    victim.write_text((Path(__file__).parents[2] / "examples/agents/random_bot.py").read_text())
+    opponent = f"cmd:{sys.executable} {victim}"
+    limits = dataclasses.replace(SANDBOXED if sandbox == "bwrap" else OPEN, network=False)
+
+    def block(attack: str, *args: str) -> dict:
+        attacker = f"cmd:{sys.executable} {BOT} {attack} {' '.join(args)}".strip()
+        return play_block(Block("flagbots", attacker, opponent, 0, 2),
+                          secret=contest_secret(b"k" * 32, 0), limits=limits,
+                          opening_plies=2, withdraw_after=3)  # fmt: skip
+
+    def outcome(result: dict) -> list:
+        return [(g["returns"], g["forfeit_kind"]) for u in result["units"] for g in u["games"]]
+
+    attacked, honest = block("kill_named", marker), block("processes")
+    faults = [kind for _, kind in outcome(attacked) if kind]
+    if sandbox == "bwrap":
+        assert outcome(attacked) == outcome(honest) and faults == []
+    else:
+        assert faults and set(faults) <= {"crash", "withdrawn"}  # the opponent was killed
+    assert not _running_with(marker) and not _running_with(str(BOT))
