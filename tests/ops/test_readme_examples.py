@@ -59,3 +59,19 @@ def test_the_readme_examples_work_when_pasted(tmp_path):
         assert " by " in out or "results" in line or "history" in line, line
         if "trials = " in line:  # the filter kept only the run with trials=4000
             assert "1 run by trials_per_s" in out, out
+
+
+def test_the_readme_library_block_runs_as_pasted(tmp_path):
+    """The README's ``## Library`` Python block, one call per game, run by a fresh process in
+    an empty directory: every call exists and does what its comment says."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Library", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert all(game in block for game in ("flagbots", "poker", "Mus", "Eleusis"))
+    done = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "python"), "-c", block],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[0] == "[8 0]"  # a royal flush and a high card
+    assert lines[2].endswith("9/1NNNNNNN1/9/9/9/9/9/1SSSSSSS1/9 s 80")
