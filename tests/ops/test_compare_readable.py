@@ -459,3 +459,18 @@ def test_the_trials_of_a_sweep_are_listed_together_under_one_label(searches, cap
         present = [r["metrics"]["champion_bb100"] for r in trials]
         present = [v for v in present if v is not None]
         assert present == sorted(present, reverse=True)
+
+
+def test_results_shows_every_pipeline_the_arena_included(tmp_path, capsys):
+    """``sparring results``: the latest run of each pipeline with its headlines; the arena's
+    pair score, games and forfeits among them."""
+    from sparring.cli.results import HEADLINES, results
+
+    uri = f"sqlite:///{tmp_path / 'm.db'}"
+    tracking = {"uri": uri, "artifact_root": str(tmp_path / "a")}
+    with tracked_run({"tracking": tracking}, "arena") as run:
+        run.log_metrics({"pair/random/first/score": 0.25, "games": 8.0, "forfeits": 1.0})
+    text = results(uri)
+    [row] = [line for line in text.splitlines() if "arena" in line]
+    assert "pair/random/first/score 0.25" in row and "games 8" in row and "forfeits 1" in row
+    assert "arena" in HEADLINES

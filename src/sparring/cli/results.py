@@ -31,6 +31,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     ),
     "retrain": ("edge_bb100", "edge_low", "promoted", "league_rating"),
     "league": ("entrants", "pairs_played", "pairs_cached"),
+    "arena": ("pair/*/score", "games", "forfeits"),
 }
 CLAIM_TAG = "claim.driver"  # registered models that are retrain claims, not champions
 
