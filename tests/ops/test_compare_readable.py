@@ -474,3 +474,11 @@ def test_results_shows_every_pipeline_the_arena_included(tmp_path, capsys):
     [row] = [line for line in text.splitlines() if "arena" in line]
     assert "pair/random/first/score 0.25" in row and "games 8" in row and "forfeits 1" in row
     assert "arena" in HEADLINES
+
+
+def test_the_no_value_legend_appears_only_when_a_run_shows_no_value(store, capsys):
+    uri, _, tmp = store
+    every = compare(uri, "equity", "mean_stderr", output_dir=tmp / "cmp").text
+    assert "did not log" not in every  # both equity runs logged it
+    some = compare(uri, "evolve", "champion_bb100", output_dir=tmp / "cmp").text
+    assert "- = the run did not log this metric" in some  # the empty first run shows "-"

@@ -391,7 +391,8 @@ def _print_terminal(
             f"differing but about where things run or go: {', '.join(cmp.hidden)}; "
             "shown with --all-params (params=all)"
         )
-    notes.append("- = the run did not log this metric")
+    if any(run["metrics"][m] is None for run in cmp.runs for m in cmp.metrics):
+        notes.append("- = the run did not log this metric")  # only where a "-" is shown
     for note in notes:
         console.print(note, markup=False, highlight=False)
     return heading + "\n" + table + "\n".join(notes) + "\n"
