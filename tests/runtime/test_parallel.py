@@ -98,3 +98,13 @@ def test_a_bug_in_a_task_is_raised_as_itself_without_colour_codes(ray_session):
         parallel_map(always_fails, [2], max_retries=0, progress=False)
     assert str(info.value) == "bad item 2" and "\x1b" not in str(info.value)
     assert "ray::always_fails" in str(info.value.__cause__)  # the remote traceback, chained
+
+
+def test_each_result_is_handed_over_as_its_task_ends(ray_session):
+    """``on_result(i, value)``: once per item, with its index and the value the list holds (a
+    caller keeps each result at once, e.g. the arena saves a block as it ends)."""
+    seen: list[tuple[int, float]] = []
+    big = np.arange(10.0)
+    out = parallel_map(scale, [3, 1, 2, 5], shared={"factor": big}, progress=False,
+                       on_result=lambda i, value: seen.append((i, value)))  # fmt: skip
+    assert sorted(seen) == list(enumerate(out))

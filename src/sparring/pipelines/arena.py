@@ -90,7 +90,8 @@ def _play(
     job: ArenaConfig, cache: Location, blocks: list[Block], wave: int, resolved: dict
 ) -> list[dict]:
     """Every block's result: the finished ones read back, the rest played ``wave`` at a time
-    (each saved as soon as its wave ends). ``resolved``: the champions' chromosomes by spec."""
+    (one progress bar a wave; each block saved as soon as it ends). ``resolved``: the
+    champions' chromosomes by spec."""
     key = keys.store_key(cache.parent.parent)  # beside the store: <output_dir>/.key
     results: dict[Block, dict[str, Any] | None] = {b: _load(cache, b, key) for b in blocks}
     missing = [b for b, r in results.items() if r is None]
@@ -103,16 +104,17 @@ def _play(
         "withdraw_after": job.withdraw_after,
         "resolved": resolved,
     }
+
     for start in range(0, len(missing), wave):
         part = missing[start : start + wave]
+
+        def keep(i: int, result: dict[str, Any], part: list[Block] = part) -> None:
+            _save(cache, result, key)  # as each block ends: a rerun resumes there
+            results[part[i]] = result
+
         units = sum(b.stop - b.start for b in part)
-        for block, result in zip(
-            part,
-            parallel_map(play_block, part, shared=shared, description=f"arena: {units} units"),
-            strict=True,
-        ):
-            _save(cache, result, key)
-            results[block] = result
+        parallel_map(play_block, part, shared=shared, description=f"arena: {units} units",
+                     on_result=keep)  # fmt: skip
     return [r for r in results.values() if r is not None]
 
 
@@ -212,7 +214,8 @@ def run(job: ArenaConfig) -> dict[str, Any]:
                 blk for a, b in job.pairs()
                 for blk in blocks_for(job.game, a, b, job.units, job.block, job.seats or 0)
             ]  # fmt: skip
-            results = _play(job, cache, blocks, wave, champions)
+            # every block at once (one bar): the waves are the SPRT's, which decides between
+            results = _play(job, cache, blocks, max(1, len(blocks)), champions)
         wall = time.perf_counter() - began
         games = [g for r in results for u in r["units"] for g in u["games"]]
         metrics, rows = _pair_metrics(job, results)

@@ -303,8 +303,8 @@ def compare(
     for i, r in enumerate(runs):
         r["rank"] = i + 1
     # sweeps labelled s1, s2, ... in the order the table shows them
-    order = dict.fromkeys(r["parent_run_id"] for r in runs if r["parent_run_id"])
-    sweeps = {pid: f"s{i + 1}" for i, pid in enumerate(order)}
+    shown_sweeps = dict.fromkeys(r["parent_run_id"] for r in runs if r["parent_run_id"])
+    sweeps = {pid: f"s{i + 1}" for i, pid in enumerate(shown_sweeps)}
     for r in runs:
         r["label"] = sweeps.get(r["parent_run_id"] or "", "")
     title = experiment or (f"sweep {sweep}" if sweep else f"model {model}")

@@ -92,6 +92,7 @@ def parallel_map(
     max_retries: int = 2,
     num_cpus: float = 1,
     progress: bool = True,
+    on_result: Callable[[int, R], None] | None = None,
 ) -> list[R]:
     """Return ``[fn(item, **shared) for item in items]`` computed as Ray tasks.
 
@@ -102,7 +103,9 @@ def parallel_map(
     tasks cancelled); one that raises anything else, or whose worker dies, is retried up to
     ``max_retries`` times, and if it still fails its own exception is raised here (Ray's
     ``RayTaskError``, with the remote traceback, chained to it). Each task also reports the node
-    that ran it (``nodes_used``). Ray must already be initialised (``init_ray``).
+    that ran it (``nodes_used``). ``on_result(i, value)`` is called as item ``i``'s task
+    finishes (in the order they finish: a caller keeps each result at once, e.g. a resumable
+    checkpoint). Ray must already be initialised (``init_ray``).
     """
     if not ray.is_initialized():
         raise RuntimeError("parallel_map needs Ray: call sparring.runtime.ray_session.init_ray()")
@@ -119,23 +122,30 @@ def parallel_map(
         scheduling_strategy=PlacementGroupSchedulingStrategy(placement_group=None),  # type: ignore[arg-type]
     )
     refs = [task.remote(item, **refs_shared) for item in items]
-    done = _gather(refs, description if progress else None)
+    kept = None if on_result is None else (lambda i, value: on_result(i, value[2]))
+    done = _gather(refs, description if progress else None, kept)
     _NODES.update(node for node, _, _ in done)
     _CODE.update(code for _, code, _ in done)
     return [result for _, _, result in done]
 
 
-def _gather(refs: list[Any], description: str | None) -> list[Any]:
+def _gather(
+    refs: list[Any], description: str | None, on_value: Callable[[int, Any], None] | None = None
+) -> list[Any]:
     """The values of ``refs`` in their order, taken as tasks finish (a progress bar named
-    ``description`` unless it is None). The first failure cancels the tasks still pending and
-    is raised as its cause (see ``_value``)."""
+    ``description`` unless it is None; ``on_value(i, value)`` as ``refs[i]`` finishes). The
+    first failure cancels the tasks still pending and is raised as its cause (see ``_value``)."""
     values: dict[Any, Any] = {}
+    index = {ref: i for i, ref in enumerate(refs)}
     pending = list(refs)
     with _bar(description, len(refs)) as advance:
         while pending:
             done, pending = ray.wait(pending, num_returns=len(pending), timeout=0.2)
             try:
-                values.update((ref, _value(ref)) for ref in done)
+                for ref in done:
+                    values[ref] = _value(ref)
+                    if on_value is not None:
+                        on_value(index[ref], values[ref])
             except BaseException:
                 for ref in pending:
                     ray.cancel(ref)
