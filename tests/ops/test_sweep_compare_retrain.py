@@ -97,6 +97,13 @@ def test_retrain_promotes_a_better_challenger_keeps_a_strong_champion_and_is_ide
     assert tags["league_rating"].startswith(f"{rating:+.0f} [")
     old = client.get_model_version("weak-champion", v1).tags["league_rating"]
     assert int(old.split()[0]) < round(rating)
+    # the new version's source run is this retrain: it carries its champion's bb/100 (the
+    # evolved challenger's), so `compare --model` ranks @champion by a value, not "-"
+    table = compare(weak.tracking.uri, None, "champion_bb100", model="weak-champion",
+                    output_dir=tmp_path / "cmp")  # fmt: skip
+    [now] = [r for r in table.runs if "@champion" in r["name"]]
+    assert now["run_id"] == out["run_id"] and now["metrics"]["champion_bb100"] is not None
+    assert now["metrics"]["champion_bb100"] == out["metrics"]["champion_bb100"]
 
     again = retrain(cfg("weak-champion", "day-1", 3))  # the same id does nothing twice ...
     assert again["rerun"] and again["run_id"] == out["run_id"]  # ... and repeats the decision

@@ -156,12 +156,14 @@ def _challenge(
 ) -> dict[str, Any]:
     """Steps 2-4 inside the claimed retrain run, against the champion ``found`` in step 1."""
     champion, info, version = found
+    evolved: dict[str, float] = {}  # the challenger's own figures, from its evolve run
     if job.retrain.challenger:
         challenger = _named_challenger(job)
         fitness = None
     else:
         out = _evolve_challenger(job, session, champion, retrain_id, experiment)
         challenger, fitness = out["state"].champion, out["state"].champion_fitness
+        evolved = {k: v for k, v in out["metrics"].items() if k.startswith("champion_bb100")}
     held_settings = job.deal_set("heldout")
     _, held = open_deal_set(session.run, held_settings, session.locate(job.deals.root), "heldout")
     if job.retrain.test is PromotionTest.sprt:
@@ -177,6 +179,11 @@ def _challenge(
         if promotion.promote
         else None
     )
+    if new_version is not None and evolved:
+        # this run is the new version's source: its champion's figures (compare --model
+        # ranks the versions by them) are the evolved challenger's
+        session.log_metrics(evolved)
+        metrics.update(evolved)
     tags = {"decision": promotion.decision, "champion_version": version}
     session.run.set_tags({**tags, "new_version": new_version or ""})
     champion_now = new_version or version
