@@ -328,6 +328,9 @@ def test_a_program_killed_from_outside_is_a_crash_with_its_signal(tmp_path):
         ("py:no.such.module:Bot", "an importable module"),
         ("py:sparring.arena.agents:Nope", "a class or factory Nope in sparring.arena.agents"),
         ("py:notaspec", "py:<module>:<Name>"),
+        # a function that is no agent factory (it needs arguments), a class with no act
+        ("py:os:system", "a factory called with no arguments that makes one (os.system is not)"),
+        ("py:collections:OrderedDict", "a class with act(observation, legal)"),
         ("flagbots@depth=0", "flagbots@depth=<1..10>"),
         ("flagbots@depth=30", "flagbots@depth=<1..10>"),  # depth 30 would never answer
         ("alphago", "an agent spec: one of py:<module>:<Name>, cmd:<command line>, acpc:"),

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import random
 import re
 import shlex
@@ -102,6 +103,19 @@ class AgentSpec:
         return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
+def _callable_bare(found: Any) -> bool:
+    """Whether ``found()`` can be called with no arguments (``os.system`` cannot): every
+    parameter without a default is refused; a signature Python cannot read is let through."""
+    try:
+        signature = inspect.signature(found)
+    except (TypeError, ValueError):
+        return True
+    return all(
+        p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        for p in signature.parameters.values()
+    )
+
+
 def parse(text: str, key: str = "agent") -> AgentSpec:
     """The spec ``text`` checked (a ``cmd:`` program must exist and be executable, a ``py:``
     module must be importable and have the name); nothing is started."""
@@ -135,8 +149,15 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
             loaded = importlib.import_module(module)
         except ImportError as exc:
             raise ConfigError(key, text, f"an importable module ({exc})") from None
-        if not callable(getattr(loaded, attribute, None)):
+        found = getattr(loaded, attribute, None)
+        if not callable(found):
             raise ConfigError(key, text, f"a class or factory {attribute} in {module}")
+        if not _callable_bare(found) or (
+            isinstance(found, type) and not callable(getattr(found, "act", None))
+        ):
+            raise ConfigError(key, text, f"a class with act(observation, legal), or a factory "
+                              f"called with no arguments that makes one ({module}.{attribute} "
+                              f"is not)")  # fmt: skip
         return AgentSpec(text, "py", module=module, attribute=attribute)
     if text in ("random", "first"):
         return AgentSpec(text, "builtin")
@@ -287,7 +308,12 @@ def make(
         return AcpcProgramAgent(spec.argv, limits, name)
     if spec.kind == "py":
         factory = getattr(importlib.import_module(spec.module), spec.attribute)
-        agent = factory()
+        try:
+            agent = factory()
+        except TypeError as exc:  # a factory parse could not read: still one line
+            raise ConfigError(
+                "agent", spec.text, f"a factory called with no arguments ({exc})"
+            ) from None
         if not callable(getattr(agent, "act", None)):
             raise ConfigError("agent", spec.text, "an object with act(observation, legal)")
         return agent
