@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -202,3 +203,21 @@ def test_an_acpc_client_pointed_at_a_port_another_program_took_is_one_line(reply
     assert err.strip().splitlines() == [
         f"sparring poker: error: 127.0.0.1:{port} is not an ACPC dealer: {said}"
     ]
+
+
+def test_a_config_file_that_is_not_yaml_is_one_line_naming_it(tmp_path):
+    """A damaged ``conf/*.yaml`` (a checkout's, edited by hand) is one line with the file, the
+    line and what the parser expected, exit 2: not Hydra's 80-line traceback."""
+    import shutil
+
+    from tests.commands import ROOT
+
+    for part in ("conf", "pipelines"):
+        shutil.copytree(ROOT / part, tmp_path / part)
+    with open(tmp_path / "conf" / "equity.yaml", "a") as f:
+        f.write("trials: [1, 2\n")
+    done = run_command([sys.executable, str(tmp_path / "pipelines" / "equity.py")], cwd=tmp_path,
+                       timeout=120)  # fmt: skip
+    [line] = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and line.startswith(f"error: {tmp_path}/conf/equity.yaml line ")
+    assert "not valid YAML (expected ',' or ']'" in line

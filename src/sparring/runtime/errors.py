@@ -137,6 +137,9 @@ def _one_line(exc: BaseException) -> str | None:
         return lost
     if isinstance(exc, MissingConfigException):
         return _missing_option(exc)
+    broken = _yaml_error(exc)
+    if broken is not None:
+        return broken
     if isinstance(exc, OverrideParseException):
         return _unreadable_override(exc.override, first_line(str(exc)))
     cause: BaseException | None = exc
@@ -150,6 +153,22 @@ def _one_line(exc: BaseException) -> str | None:
     if isinstance(exc, ConfigCompositionException):
         return first_line(str(exc))
     return None
+
+
+def _yaml_error(exc: BaseException) -> str | None:
+    """One line for a config file that is not valid YAML, anywhere in ``exc``'s causes: the
+    file, the line and column, and what the parser expected."""
+    import yaml
+
+    cause: BaseException | None = exc
+    while cause is not None and not isinstance(cause, yaml.YAMLError):
+        cause = cause.__cause__ or cause.__context__
+    if cause is None:
+        return None
+    mark = getattr(cause, "problem_mark", None)
+    problem = getattr(cause, "problem", None) or first_line(str(cause))
+    where = f"{mark.name} line {mark.line + 1}, column {mark.column + 1}" if mark else "a config"
+    return f"{where}: not valid YAML ({problem}); fix that file"
 
 
 _PLAIN = re.compile(r"[\w./:@+\-*%^~]*")  # what Hydra reads unquoted in a value
