@@ -130,15 +130,56 @@ def _answers(address: str, timeout_s: float = 5.0) -> bool:
         return False
 
 
+LOCK_SAY_S = 5.0  # waiting longer than this for the head's lock is said once
+LOCK_WAIT_S = 180.0  # a head starts in well under this; longer, the holder is stuck
+
+
 @contextlib.contextmanager
-def _locked(where: Path) -> Iterator[None]:
+def _locked(where: Path, wait_s: float | None = None) -> Iterator[None]:
+    """The head's lock (``head.lock``), held while the head is checked or started. Another
+    process may hold it while it starts the head: after ``LOCK_SAY_S`` that is said once,
+    naming the holder; after ``wait_s`` (``LOCK_WAIT_S``) it is a ``HeadError``, one line."""
+    wait_s = LOCK_WAIT_S if wait_s is None else wait_s
     where.mkdir(parents=True, exist_ok=True)
     with open(where / "head.lock", "a+") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        began, said = time.monotonic(), False
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                waited = time.monotonic() - began
+                holder = _lock_holder(lock.fileno())
+                who = f"process {holder}" if holder else "another process"
+                if waited >= wait_s:
+                    raise HeadError(
+                        f"the local Ray head's lock {where / 'head.lock'} has been held by {who} "
+                        f"for {waited:.0f} s: if it is not starting a head, end it"
+                    ) from None
+                if waited >= LOCK_SAY_S and not said:
+                    print(f"waiting for the local Ray head's lock ({who} holds it: starting "
+                          "the head?)", file=sys.stderr, flush=True)  # fmt: skip
+                    said = True
+                time.sleep(0.1)
         try:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _lock_holder(fd: int) -> int | None:
+    """The pid holding an flock on the file open at ``fd`` (from ``/proc/locks``), or None."""
+    inode = os.fstat(fd).st_ino
+    try:
+        lines = Path("/proc/locks").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        fields = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (a waiter's line starts "->")
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5].endswith(f":{inode}"):
+            return int(fields[4]) if fields[4].isdigit() else None
+    return None
 
 
 def ensure(num_cpus: int | None = None, where: Path | None = None) -> Head:
