@@ -302,3 +302,59 @@ def test_a_template_that_cannot_be_read_only_costs_the_time(tmp_path, monkeypatc
     template.with_name(template.name + ".sha256").write_text(f"{'0' * 64}  {template.name}\n")
     assert store_template.make_store(tmp_path / "mlflow.db", _first_use, VERSION) is False
     assert _schema(tmp_path / "mlflow.db")[2][0] == (0, "Default", "active", "default")
+
+
+@pytest.fixture(scope="module")
+def a_store(tmp_path_factory) -> Path:
+    """A real MLflow store with a run in it (its schema made by MLflow itself)."""
+    db = tmp_path_factory.mktemp("store") / "mlflow.db"
+    client = open_store(f"sqlite:///{db}")
+    run = client.create_run(client.create_experiment("e"))
+    client.log_metric(run.info.run_id, "m", 1.0)
+    return db
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9])
+def test_a_store_cut_short_is_one_line_before_any_work(tmp_path, a_store, keep):
+    """``mlflow.db`` truncated (a full disk, a bad copy): one line naming it damaged, from a
+    pipeline and from ``sparring results`` as users run them, instead of 80 lines of SQL; the
+    whole store passes (the control)."""
+    db = tmp_path / "mlflow.db"
+    shutil.copyfile(a_store, db)
+    check_tracking(f"sqlite:///{db}")  # whole: accepted
+    with open(db, "r+b") as f:
+        f.truncate(int(db.stat().st_size * keep))
+    for argv in (
+        [sys.executable, "-m", "sparring.cli", "results"],
+        [sys.executable, str(Path(__file__).parents[2] / "pipelines" / "equity.py"), "trials=10"],
+    ):
+        done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        [line] = done.stderr.strip().splitlines()
+        assert done.returncode == 2 and "mlflow.db is damaged (" in line, done.stderr[-2000:]
+        assert "move it aside" in line
+
+
+def test_a_store_another_process_holds_locked_is_one_line(tmp_path, a_store, monkeypatch):
+    """An exclusive lock held by another process: one line after a few seconds, naming it
+    locked (it was 18 s, then 109 lines of 'database is locked')."""
+    from sparring.launch import preflight
+
+    db = tmp_path / "mlflow.db"
+    shutil.copyfile(a_store, db)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sqlite3, sys, time\n"
+         f"c = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
+         "c.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setattr(preflight, "LOCKED_WAIT_S", 0.5)
+        with pytest.raises(Exception) as refused:
+            check_tracking(f"sqlite:///{db}")
+        said = one_line(refused.value)
+        assert said is not None and "is locked by another process (waited 0.5 s)" in said
+    finally:
+        holder.kill()
+        holder.wait()
+    check_tracking(f"sqlite:///{db}")  # released: accepted

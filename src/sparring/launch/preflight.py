@@ -61,6 +61,43 @@ def _check_sqlite(uri: str, path: Path) -> None:
         raise TrackingError(f"tracking.uri={uri}: {path} is not an SQLite database")
     if path.exists():
         refuse_half_made(uri, path)
+        _check_intact(uri, path)
+
+
+LOCKED_WAIT_S = 5.0  # a store another process holds locked this long is said, not waited on
+
+
+def _check_intact(uri: str, path: Path) -> None:
+    """The store opens and is whole: not locked by another process beyond ``LOCKED_WAIT_S``,
+    its schema readable, and as long as its pages say (a file cut short is damaged: MLflow
+    would fail deep in a query with 80 lines). O(1): no page is scanned."""
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=LOCKED_WAIT_S)
+        try:
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            pages = conn.execute("PRAGMA page_count").fetchone()[0]
+            size = conn.execute("PRAGMA page_size").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc):
+            raise TrackingError(
+                f"tracking.uri={uri}: {path} is locked by another process (waited "
+                f"{LOCKED_WAIT_S:g} s); let it finish or end it, then run the same command again"
+            ) from None
+        raise TrackingError(f"tracking.uri={uri}: {path} cannot be read ({exc})") from None
+    except sqlite3.DatabaseError as exc:
+        raise TrackingError(_damaged(uri, path, str(exc))) from None
+    if path.stat().st_size < pages * size:
+        raise TrackingError(_damaged(uri, path, f"cut short: {path.stat().st_size} of "
+                                               f"{pages * size} bytes"))  # fmt: skip
+
+
+def _damaged(uri: str, path: Path, why: str) -> str:
+    return (f"tracking.uri={uri}: {path} is damaged ({why}); move it aside and put back a "
+            "copy, or start a new store at another path")  # fmt: skip
 
 
 def _check_http(uri: str, timeout_s: float) -> None:
