@@ -195,6 +195,16 @@ def test_shards_a_driver_cannot_see_are_reported_in_one_line(
     with pytest.raises(UsageError, match=r"1 of 3 shards written under .* not visible from this "
                        r"driver \(e\.g\. part-00001\).*use s3://"):  # fmt: skip
         check_visible(settings, locate(tmp_path), settings.shards)
+    # on an object store the nodes share it already: the shard was removed, not unshared
+    import pyarrow.fs as pafs
+
+    from sparring.runtime.storage import Location
+
+    store = Location(pafs.LocalFileSystem(), str(tmp_path), "s3")  # (its bytes on this disk)
+    with pytest.raises(UsageError) as said:
+        check_visible(settings, store, settings.shards)
+    assert "removed from the store after they were written" in str(said.value)
+    assert "use s3://" not in str(said.value)
 
 
 def test_what_handgen_prints_is_what_it_did(ray_session, pipeline_config, tmp_path, capsys):

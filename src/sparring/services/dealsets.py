@@ -91,14 +91,19 @@ def missing_shards(settings: DealSetConfig, root: Root) -> list[tuple[int, int, 
 def check_visible(settings: DealSetConfig, root: Location, written: list) -> None:
     """Fail in one line when shards the tasks wrote are not where this driver reads: a local
     root on a cluster whose nodes do not share that disk (each shard lands on the node that
-    ran its task)."""
+    ran its task), or on an object store, shards removed since they were written."""
     unseen = [s[0] for s in written if not settings.shard_path(root, s[0]).exists()]
-    if unseen:
-        raise UsageError(
-            f"{len(unseen)} of {len(written)} shards written under {root.display()} are not "
-            f"visible from this driver (e.g. part-{unseen[0]:05d}): the tasks ran on nodes "
-            "that do not share that disk; use s3://..., gs://... or a shared path"
-        )
+    if not unseen:
+        return
+    what = (f"{len(unseen)} of {len(written)} shards written under {root.display()} are not "
+            f"visible from this driver (e.g. part-{unseen[0]:05d})")  # fmt: skip
+    if root.is_local:
+        raise UsageError(f"{what}: the tasks ran on nodes that do not share that disk; use "
+                         "s3://..., gs://... or a shared path")  # fmt: skip
+    raise UsageError(
+        f"{what}: they were removed from the store after they were written (a lifecycle "
+        "rule, another user?); run the same command again to make them"
+    )
 
 
 def ensure_deal_set(
