@@ -124,7 +124,7 @@ def test_a_tune_search_names_every_path_it_needs_at_once():
             ["equity", "output=/tmp/x.parquet", "tracking.uri=sqlite:////tmp/m.db"],
             "tracking.artifact_root=mlartifacts is a relative path",
         ),
-        (["tune", "storage=/tmp/t"], "best_dir=null writes to conf/best: a submitted job"),
+        (["tune", "storage=/tmp/t"], "best_dir=null writes to conf/best"),
         (  # the trials write too: the tuned pipeline's config as a trial composes it
             ["tune", "hparams_search=ga_smoke", "storage=/tmp/t", "best_dir=/tmp/b"],
             "a trial's deals.root=data/deals is a relative path (for every trial: "
@@ -564,7 +564,7 @@ def documented_submissions() -> list[list[str]]:
             if "sparring submit " not in line or line.lstrip().startswith(("`", "(")):
                 continue
             line = line.split("sparring submit ", 1)[1].split("`")[0]
-            line = line.replace("$(date +%F)", "2026-12-06").replace("$PWD", "/srv/sparring")
+            line = line.replace("$(date +%F)", "2026-12-06").replace("$PWD", str(ROOT))
             commands.append(shlex.split(line, comments=True))
     return commands
 
