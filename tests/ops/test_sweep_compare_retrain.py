@@ -42,7 +42,7 @@ def test_two_point_sweep_is_grouped_under_a_parent_run(tmp_path):
     assert table.differing == ["trials"]  # the only param that differs between the runs
     assert len(table.runs) == 2 and table.plot.exists()
     stderr = [r["metrics"]["mean_stderr"] for r in table.runs]
-    assert stderr == sorted(stderr, reverse=True)  # ranked by the metric
+    assert stderr == sorted(stderr)  # best first: equity's objective, minimised
     with pytest.raises(ConfigError, match="experiment=nope is not allowed: expected an experiment"):
         compare(db, "nope", "x")
 
