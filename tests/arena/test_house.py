@@ -106,7 +106,8 @@ def test_scientists_in_the_arena_learn():
     eleusis = Eleusis(deck="spike:alpha=0.5")
     seeds = range(12)
     guesses = {
-        spec: [-play_game(eleusis, [make(parse(spec), Limits())], s).returns[0] for s in seeds]
+        spec: [-play_game(eleusis, [make(parse(spec), Limits())], s, secret=SECRET).returns[0]
+               for s in seeds]  # fmt: skip
         for spec in ("random", "eleusis@frequency", "eleusis@kl_ucb")
     }
     assert guesses["random"] == [ARENA_CAP] * len(seeds)

@@ -104,6 +104,8 @@ def test_job_submitted_to_a_real_head_succeeds_and_logs_to_mlflow(tmp_path):
                 "opponents=[1]",
                 "trials=200",
                 f"tracking.uri=sqlite:///{db}",
+                # (a relative one would be lost with the job's directory: refused in a job)
+                f"tracking.artifact_root={tmp_path / 'artifacts'}",
                 f"output={tmp_path / 'eq.parquet'}",
             ],
             env=env,

@@ -135,9 +135,11 @@ def play_seating(
     seed: int,
     faults: Faults,
     names: tuple[str, str],
+    secret: bytes | None = None,
 ) -> float:
     """The lone player's chips over the deal's ``n`` seat rotations (see the module
-    docstring); ``names``: (the lone's side, the table's side), for ``faults``."""
+    docstring); ``names``: (the lone's side, the table's side), for ``faults``; ``secret``
+    keys the agents' start seeds (``play.play_game``)."""
     n = len(table) + 1
     game = _Dealt(n)
     game.deal(holes, board)
@@ -151,7 +153,7 @@ def play_seating(
             chips += forfeit_returns(n, seat, worst=-MAX_HAND_LOSS)[a]
             continue
         seated = [players[(s - a) % n] for s in range(n)]
-        record = play_game(game, seated, seed * n + a)
+        record = play_game(game, seated, seed * n + a, secret=secret)
         returns = record.returns
         if record.forfeit_seat is not None:
             side = names[0] if record.forfeit_seat == a else names[1]
@@ -171,6 +173,7 @@ def play_pair(
     board: np.ndarray,
     equity: np.ndarray,
     withdraw_after: int = 3,
+    secret: bytes | None = None,
 ) -> tuple[np.ndarray, Faults]:
     """(D, 2) bb/100 per deal, as the engine's ``ga.league.play_pair``: column 0 A alone
     against B's table, column 1 B alone against A's table; and the faults of each side (one
@@ -188,8 +191,10 @@ def play_pair(
                 if isinstance(agent, DealChromosomeAgent):
                     agent.deal(equity[d], holes[d])
             seed, cards = int(deal_id[d]), (holes[d], board[d])
-            out[d, 0] = play_seating(a_lone, b_table, *cards, seed, faults, (a.name, b.name))
-            out[d, 1] = play_seating(b_lone, a_table, *cards, seed, faults, (b.name, a.name))
+            out[d, 0] = play_seating(a_lone, b_table, *cards, seed, faults, (a.name, b.name),
+                                     secret)  # fmt: skip
+            out[d, 1] = play_seating(b_lone, a_table, *cards, seed, faults, (b.name, a.name),
+                                     secret)  # fmt: skip
     finally:
         for agent in everyone:
             close = getattr(agent, "close", None)

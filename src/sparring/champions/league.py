@@ -44,8 +44,10 @@ from sparring.ga.league import Entrant, Ratings, champion_entrant, deal_edges, e
 from sparring.poker.bots import baseline, baseline_table
 from sparring.poker.deals import DealSet
 from sparring.reporting.console import console, print_table
+from sparring.runtime import keys
 from sparring.runtime.errors import UsageError
 from sparring.runtime.parallel import parallel_map
+from sparring.runtime.storage import locate
 
 __all__ = [
     "RATING_TAG",
@@ -177,6 +179,9 @@ def play_league(
                 "call_factor": call_factor,
                 "limits": limits or Limits(),
                 "withdraw_after": withdraw_after,
+                # the agents' start seeds, keyed by the store beside the pair cache (one
+                # secret a deal set: the same seeds in every pair, none telling a card)
+                "secret": keys.derive(keys.store_key(locate(str(cache))), "league", deal_hash),
             },
             description=f"league: {len(todo)} new pairs of {len(pairs)}",
         )

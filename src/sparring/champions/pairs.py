@@ -90,9 +90,12 @@ def play_pair_task(
     call_factor: float,
     limits: Limits,
     withdraw_after: int = 3,
+    secret: bytes | None = None,
 ) -> tuple[np.ndarray, dict[str, tuple[int, str]]]:
     """One Ray task: both seatings of one pair (``play_pair``'s columns), and the hands each
-    side forfeited with the first reason (only an agent entrant can fault)."""
+    side forfeited with the first reason (only an agent entrant can fault). ``secret``: the
+    league's, keying the agents' start seeds (the same for every pair: an agent plays a deal
+    alike whoever it meets; never the deal's id, which would tell the cards)."""
     a, b = pair
     if isinstance(a, Entrant) and isinstance(b, Entrant):
         equity, strength = deals.equity, deals.strength
@@ -106,5 +109,6 @@ def play_pair_task(
         deals.board,
         deals.equity,
         withdraw_after,
+        secret,
     )
     return out, {side: (n, faults.first[side]) for side, n in faults.count.items()}
