@@ -105,9 +105,12 @@ def test_scientists_in_the_arena_learn():
     a few hundred guesses, where a random guesser runs out of its 2,000 every time."""
     eleusis = Eleusis(deck="spike:alpha=0.5")
     seeds = range(12)
+
+    def guessed(spec: str, seed: int) -> float:
+        return -play_game(eleusis, [make(parse(spec), Limits())], seed, secret=SECRET).returns[0]
+
     guesses = {
-        spec: [-play_game(eleusis, [make(parse(spec), Limits())], s, secret=SECRET).returns[0]
-               for s in seeds]  # fmt: skip
+        spec: [guessed(spec, s) for s in seeds]
         for spec in ("random", "eleusis@frequency", "eleusis@kl_ucb")
     }
     assert guesses["random"] == [ARENA_CAP] * len(seeds)
