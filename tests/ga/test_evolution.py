@@ -181,3 +181,32 @@ def test_resume_with_a_hall_of_fame_equals_uninterrupted(deals, tmp_path):
         resumed = step(resumed)
     assert np.array_equal(resumed.hall, straight.hall)
     assert np.array_equal(resumed.population, straight.population)
+
+
+def test_a_sigterm_in_the_middle_of_a_checkpoint_waits_for_its_end(deals, tmp_path, monkeypatch):
+    """SIGTERM (cron, ``ray job stop``) arriving while numpy writes the checkpoint's zip: the
+    checkpoint is finished whole, then the signal ends the run as ``Terminated`` (exit 143). It
+    used to cut numpy's writer, whose cleanup raised a ValueError in its place (exit 1)."""
+    import os
+    import signal
+
+    from sparring.runtime.signals import Terminated, handle_termination
+
+    state = loop(deals, CFG)(initial_state(CFG))
+    real_savez = np.savez
+
+    def savez_signalled(file, **members):  # the signal lands inside the zip writer
+        os.kill(os.getpid(), signal.SIGTERM)
+        real_savez(file, **members)
+
+    previous = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
+    handle_termination()
+    try:
+        monkeypatch.setattr(checkpoint.np, "savez", savez_signalled)
+        with pytest.raises(Terminated):
+            checkpoint.save(state, tmp_path)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    back = checkpoint.load(checkpoint.path_for(tmp_path, state.generation))
+    assert np.array_equal(back.population, state.population)

@@ -26,6 +26,7 @@ import numpy as np
 
 from sparring.ga.evolution import EvolutionState
 from sparring.runtime.errors import UsageError
+from sparring.runtime.signals import deferred
 from sparring.runtime.storage import Location, locate
 
 Where = str | os.PathLike[str] | Location
@@ -82,8 +83,11 @@ def save(state: EvolutionState, directory: Where, made_by: str = "") -> Location
         "checksum": np.array(_digest(arrays, meta_text)),
     }
     buffer = io.BytesIO()
-    np.savez(buffer, **members)  # type: ignore[arg-type]  # numpy's stub: allow_pickle
-    target.write_bytes(buffer.getvalue())  # atomic: a temporary name renamed, or one upload
+    # a SIGTERM raised inside numpy's zip writer left it open, and closing it then raised a
+    # ValueError in the signal's place (exit 1 and a traceback, not 143): it waits to the end
+    with deferred():
+        np.savez(buffer, **members)  # type: ignore[arg-type]  # numpy's stub: allow_pickle
+        target.write_bytes(buffer.getvalue())  # atomic: a temporary name renamed, or one upload
     return target
 
 
