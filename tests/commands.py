@@ -147,3 +147,11 @@ def wait_for_workers_gone(cwd: Path, timeout_s: float = 60.0) -> float:
         assert time.monotonic() - start < timeout_s, f"workers {alive} of a dead driver still run"
         time.sleep(0.2)
     return time.monotonic() - start
+
+
+def holding(code: str) -> subprocess.Popen:
+    """A Python process running ``code``, returned once it says ``held`` (it holds a lock, a
+    file, a transaction: what the test wants held by another process). Kill it when done."""
+    holder = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    return holder

@@ -207,21 +207,17 @@ def test_the_variables_of_the_driver_that_started_the_head_reach_no_later_driver
 def test_a_head_lock_held_too_long_is_one_line_naming_its_holder(tmp_path, monkeypatch, capsys):
     """``head.lock`` held by a live process: said once after a few seconds, then one line with
     the holder's pid (it used to wait forever without a word); once released, taken."""
-    import subprocess
-    import sys
-
     import pytest
 
     from sparring.runtime import local_head
+    from tests.commands import holding
 
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import fcntl, sys, time\n"
-         f"f = open({str(tmp_path / 'head.lock')!r}, 'a+'); fcntl.flock(f, fcntl.LOCK_EX)\n"
-         "print('held', flush=True); time.sleep(60)"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    holder = holding(
+        "import fcntl, time\n"
+        f"f = open({str(tmp_path / 'head.lock')!r}, 'a+'); fcntl.flock(f, fcntl.LOCK_EX)\n"
+        "print('held', flush=True); time.sleep(60)"
+    )
     try:
-        assert holder.stdout.readline().strip() == "held"
         monkeypatch.setattr(local_head, "LOCK_SAY_S", 0.2)
         with pytest.raises(local_head.HeadError) as refused, local_head._locked(tmp_path, 1.0):
             pass

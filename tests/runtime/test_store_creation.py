@@ -341,14 +341,14 @@ def test_a_store_another_process_holds_locked_is_one_line(tmp_path, a_store, mon
 
     db = tmp_path / "mlflow.db"
     shutil.copyfile(a_store, db)
-    holder = subprocess.Popen(
-        [sys.executable, "-c", "import sqlite3, sys, time\n"
-         f"c = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
-         "c.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(60)"],
-        stdout=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    from tests.commands import holding
+
+    holder = holding(
+        "import sqlite3, time\n"
+        f"c = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
+        "c.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(60)"
+    )
     try:
-        assert holder.stdout.readline().strip() == "held"
         monkeypatch.setattr(preflight, "LOCKED_WAIT_S", 0.5)
         with pytest.raises(Exception) as refused:
             check_tracking(f"sqlite:///{db}")
