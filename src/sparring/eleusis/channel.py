@@ -15,10 +15,8 @@ its own loopback, no view of the machine's files or processes) unless ``sandbox`
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import selectors
-import shutil
 import subprocess
 import time
 from collections.abc import Sequence
@@ -58,17 +56,11 @@ class ScientistProcess:
         read_only: Sequence[str] = (),
     ) -> None:
         self.lifeline: subreaper.Lifeline | None = None
-        mode = sandbox or jail.default_mode()
-        if mode not in jail.MODES:
-            raise ValueError(
-                f"sandbox={mode} is not allowed: expected one of {', '.join(jail.MODES)}"
-            )
-        if mode == "bwrap":  # jail.SandboxUnavailable (one line) where it cannot run
+        if jail.mode(sandbox) == "bwrap":  # jail.SandboxUnavailable (one line) where it cannot run
             command = jail.absolute(command)
             env = {"LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", **caches.for_programs()}
             env |= caches.for_sandboxed_programs()
-            if shutil.which(command[0], path=jail.search_path()) is None:
-                raise FileNotFoundError(errno.ENOENT, "no such program on the sandbox's PATH")
+            jail.check_startable(command)  # an OSError, as Popen of the program gives
             self.lifeline = subreaper.Lifeline()
             keeper = subreaper.command(
                 command,

@@ -78,6 +78,23 @@ def default_mode() -> str:
     return os.environ.get(MODE_VARIABLE) or "bwrap"
 
 
+def mode(chosen: str | None) -> str:
+    """The sandbox ``chosen`` (None: ``default_mode()``); ``ValueError`` (one line) for a
+    name that is none of ``MODES``."""
+    found = chosen or default_mode()
+    if found not in MODES:
+        raise ValueError(f"sandbox={found} is not allowed: expected one of {', '.join(MODES)}")
+    return found
+
+
+def check_startable(argv: Sequence[str]) -> None:
+    """``FileNotFoundError`` when ``argv[0]`` is no program on the sandbox's ``PATH``
+    (``search_path``), as ``subprocess.Popen`` would raise had it started it itself."""
+    if not argv or shutil.which(argv[0], path=search_path()) is None:
+        name = argv[0] if argv else ""
+        raise FileNotFoundError(errno.ENOENT, "no such program on the sandbox's PATH", name)
+
+
 def install_hint() -> str:
     return f"install it with: apt-get install {PACKAGE} (Debian, Ubuntu; dnf install {PACKAGE})"
 
