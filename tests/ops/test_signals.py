@@ -79,3 +79,47 @@ def test_a_sigterm_while_the_driver_waits_inside_ray_is_still_a_termination(ray_
     signals._received.clear()
     assert ended is not None and ended.signum == signal.SIGTERM and ended.exit_status == 143
     assert signals.termination(KeyboardInterrupt()) is None  # a Ctrl-C is a Ctrl-C
+
+
+NUMPY_SAYS = "Cannot compare structured arrays unless they have a common dtype"
+
+
+def _comparing_structured_arrays() -> None:
+    """What numpy does with a signal's exception raised inside its comparison of structured
+    arrays (``np.unique(..., axis=0)``): it puts a ``TypeError`` of its own in its place. The
+    signal is sent here, so the handler's ``Terminated`` is raised inside the ``try``."""
+    try:
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # (the handler runs before this returns)
+    except KeyboardInterrupt:
+        raise TypeError(NUMPY_SAYS) from None
+
+
+@pytest.mark.parametrize("library_replaces_it", [True, False])
+def test_a_sigterm_a_library_turned_into_its_own_error_still_ends_the_run_killed(
+    mlflow_store, library_replaces_it
+):
+    """Seen in CI: SIGTERM during evolve's ``np.unique`` surfaced as numpy's TypeError, the run
+    was marked FAILED and evolve exited 1. Whatever unwinds the run after the signal is the
+    signal: KILLED, and ``Terminated`` (exit 143) reaches the top. The control: the same error
+    with no signal is the run's own failure."""
+    from sparring.runtime import signals
+    from sparring.runtime.tracking import tracked_run
+
+    before = signal.getsignal(signal.SIGTERM)
+    signals.handle_termination()
+    try:
+        tracking = {"tracking": dict(mlflow_store, experiment="signals")}
+        with pytest.raises(BaseException) as caught, tracked_run(tracking, "unit") as run:
+            if library_replaces_it:
+                _comparing_structured_arrays()
+            raise TypeError(NUMPY_SAYS)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+        signals._received.clear()
+    status = MlflowClient(mlflow_store["uri"]).get_run(run.run_id).info.status
+    if library_replaces_it:
+        assert isinstance(caught.value, signals.Terminated) and caught.value.exit_status == 143
+        assert status == "KILLED"
+    else:
+        assert type(caught.value) is TypeError and status == "FAILED"

@@ -175,6 +175,9 @@ def _reported() -> Iterator[None]:
     except BrokenPipeError:
         sys.exit(reader_gone())
     except Exception as exc:
+        ended = termination(exc)  # a SIGTERM that a library raised as an error of its own
+        if ended:
+            raise ended from exc
         line = one_line(exc)
         if line is None or _debug():
             raise

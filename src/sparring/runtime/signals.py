@@ -43,11 +43,14 @@ def _raise(signum: int, frame: FrameType | None) -> None:
     raise Terminated(signum)
 
 
-def termination(stop: KeyboardInterrupt) -> Terminated | None:
-    """The ``Terminated`` that ``stop`` stands for, or None for a Ctrl-C. A signal that arrives
-    while the driver waits inside Ray (``ray.get``, ``ray.wait``) is raised there, and Ray
-    raises a plain ``KeyboardInterrupt`` of its own in its place: the signal is then known
-    only from what the handler received."""
+def termination(stop: BaseException) -> Terminated | None:
+    """The ``Terminated`` that ``stop`` stands for, or None for a Ctrl-C or an error of the
+    run's own. The handler raises ``Terminated`` wherever the main thread is, and a library
+    may put an exception of its own in its place: inside ``ray.get`` Ray raises a plain
+    ``KeyboardInterrupt``, and inside a numpy comparison of structured arrays numpy raises a
+    ``TypeError`` ("Cannot compare structured arrays", seen ending evolve with exit 1). Once
+    a signal has been handled the process is ending, so whatever then unwinds it is the
+    signal, known from what the handler received."""
     if isinstance(stop, Terminated):
         return stop
     return Terminated(_received[-1]) if _received else None

@@ -43,7 +43,7 @@ from sparring.runtime.provenance import (
     submission_tags,
 )
 from sparring.runtime.redact import redact_value
-from sparring.runtime.signals import deferred
+from sparring.runtime.signals import deferred, termination
 from sparring.runtime.sqlite_store import (
     create_whole,
     refuse_half_made,
@@ -476,8 +476,11 @@ def tracked_run(
     except KeyboardInterrupt:
         logger.end_quietly("KILLED")
         raise
-    except BaseException:
-        logger.end_quietly("FAILED")
+    except BaseException as exc:
+        ended = termination(exc)  # a SIGTERM that a library raised as an error of its own
+        logger.end_quietly("KILLED" if ended else "FAILED")
+        if ended:
+            raise ended from exc
         raise
     nodes = nodes_used()
     if nodes:  # where the run's tasks ran: a multi-node run shows its spread
