@@ -168,7 +168,7 @@ def test_an_idle_head_ends_itself_and_removes_its_file(tmp_path, monkeypatch):
     tree = {head.pid, *descendants(head.pid)}
     assert not _wait_gone(tree, 90)
     assert local_head.read(home) is None
-    assert "idle for 2 s: stopping" in (home / "head.log").read_text()
+    assert "stopping: idle for 2 s" in (home / "head.log").read_text()
 
 
 LEAK_PROBE = (

@@ -58,8 +58,15 @@ def start_head(args: argparse.Namespace) -> int:
 
 
 def status(args: argparse.Namespace) -> int:
-    head = local_head.read()
+    head = local_head.find()
     if head is None or not local_head.alive(head):
+        running = local_head.serving()
+        if running:  # its state file is gone and cannot be written again
+            print(
+                f"local Ray head {running[0]} runs, but its state file cannot be read "
+                f"(under {local_head.home()}): sparring ray stop ends it"
+            )
+            return 0
         print("no local Ray head runs (the first pipeline with ray=local starts one)")
         return 0
     print(_describe(head))
@@ -72,5 +79,5 @@ def stop(args: argparse.Namespace) -> int:
     if head is None:
         print("no local Ray head was running")
     else:
-        print(f"stopped the local Ray head {head.pid} ({head.address})")
+        print(f"stopped the local Ray head {head.pid} ({head.address or 'found by its process'})")
     return 0

@@ -135,9 +135,16 @@ def launch(
     except KeyboardInterrupt as stop:
         resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
         ended = termination(stop)  # (a SIGTERM that Ray re-raised as a plain Ctrl-C too)
-        said = f"terminated ({ended})" if ended else "interrupted"
+        said = ended.said if ended else "interrupted"
         hint = RESUME_HINT.replace("interrupted", said) if resumes else said
+        if ended and ended.retry and not resumes:
+            hint += "; run the same command again"
         print(hint, file=sys.stderr)
+        if ended and ended.retry:
+            # Ray is gone: its shutdown at exit would wait for it, log C++ lines and exit 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(ended.exit_status)
         sys.exit(ended.exit_status if ended else EXIT_INTERRUPTED)
     sys.exit(resolve(exit_status)(results[0]) if exit_status and len(results) == 1 else 0)
 

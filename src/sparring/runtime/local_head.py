@@ -18,6 +18,12 @@ a loopback-only Ray, and every later driver joins it:
 - **Ending**: the head ends when no driver has been connected for ``SPARRING_RAY_IDLE_S``
   seconds (default 600), on SIGTERM (``sparring ray stop``), and its Ray processes never
   outlive it (``runtime.reaper``, as for an embedded Ray).
+- **Its state file** is rewritten by the head within a second if it is removed, and ``sparring
+  ray status | stop`` find a head from its process when the file is gone. A head whose Ray
+  session directory (``/tmp/ray/session_*``) is removed cannot start workers: it says so in its
+  log and ends, and drivers on it stop with one line (``runtime.ray_health``).
+- **Its token**: a driver whose Ray token is not the head's (another ``HOME``) is refused in one
+  line before it connects, naming where each token comes from.
 - **Workers** of joining drivers start through ``lean_setup_worker`` (Ray's own launcher
   imports Ray once more per worker; ``SPARRING_RAY_SETUP_WORKER=ray`` brings it back).
 - Workers of a joining driver get the driver's ``SPARRING_*``, ``NUMBA_*``, storage-credential
@@ -64,6 +70,8 @@ class Head:
     python: str
     started_at: float
     auth_mode: str = "token"  # RAY_AUTH_MODE of the head; a joining driver must use the same
+    token: str = ""  # a fingerprint of the head's Ray token (``token_fingerprint``), "" for none
+    token_from: str = ""  # where the head's token came from, for a driver whose token differs
 
 
 class HeadError(UsageError):
@@ -96,7 +104,7 @@ def log_file(where: Path) -> Path:
     return where / "head.log"
 
 
-def _process_start(pid: int) -> str | None:
+def process_start(pid: int) -> str | None:
     """When ``pid`` started (clock ticks since boot), None when it is gone or a zombie."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -115,7 +123,7 @@ def read(where: Path | None = None) -> Head | None:
 
 def alive(head: Head) -> bool:
     """Whether the head's process still runs (the same process: its start time matches)."""
-    return _process_start(head.pid) == head.start
+    return process_start(head.pid) == head.start
 
 
 def _answers(address: str, timeout_s: float = 5.0) -> bool:
@@ -188,13 +196,86 @@ def ensure(num_cpus: int | None = None, where: Path | None = None) -> Head:
     ``num_cpus`` is used only when a new head starts (null = every core)."""
     where = where or home()
     with _locked(where):
-        head = read(where)
+        head = find(where)
         if head is not None and alive(head) and _answers(head.address):
             return head
         if head is not None:
             _end(head)  # stale: its process is gone, or its GCS does not answer
             _head_file(where).unlink(missing_ok=True)
         return _start(where, num_cpus)
+
+
+def find(where: Path | None = None) -> Head | None:
+    """The head of ``where`` as its file says, waiting the moment a running head takes to
+    write its file again after it was removed; None when no head's file can be read."""
+    where = where or home()
+    return read(where) or _rewritten(where)
+
+
+def _rewritten(where: Path) -> Head | None:
+    """The head file a running head rewrites after it was removed (within ``POLL_S``), or None
+    when no head of ``where`` runs: not a second head beside a live one."""
+    if not serving(where):
+        return None
+    deadline = time.monotonic() + 5 * POLL_S
+    while time.monotonic() < deadline:
+        time.sleep(0.1)
+        head = read(where)
+        if head is not None:
+            return head
+    return None
+
+
+def serving(where: Path | None = None) -> list[int]:
+    """The PIDs of the head processes of ``where`` (found from their command lines: for when
+    the head file is gone)."""
+    wanted = ["-m", "sparring.runtime.local_head", "serve", str(where or home())]
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            args = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:
+            continue
+        if args[1:5] == wanted:
+            found.append(int(entry.name))
+    return sorted(found)
+
+
+def token_fingerprint(environ: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """A fingerprint of the Ray token a process with ``environ`` uses, as Ray looks for it
+    (``RAY_AUTH_TOKEN``, the file ``RAY_AUTH_TOKEN_PATH`` names, ``~/.ray/auth_token``), and
+    where it comes from; the fingerprint is "" when there is no token there."""
+    environ = os.environ if environ is None else environ
+    if environ.get("RAY_AUTH_TOKEN"):
+        token, source = environ["RAY_AUTH_TOKEN"], "RAY_AUTH_TOKEN"
+    else:
+        home_dir = environ.get("HOME") or str(Path.home())
+        path = environ.get("RAY_AUTH_TOKEN_PATH") or f"{home_dir}/.ray/auth_token"
+        source = path
+        try:
+            token = Path(path).read_text()
+        except OSError:
+            token = ""
+    token = token.strip()
+    return (hashlib.sha256(token.encode()).hexdigest()[:16] if token else "", source)
+
+
+def check_token(head: Head) -> None:
+    """A ``HeadError`` when this process's Ray token is not the one ``head`` runs with: Ray
+    would answer with twenty ``InvalidAuthToken`` lines and a timeout."""
+    if head.auth_mode != "token" or not head.token:
+        return
+    mine, source = token_fingerprint()
+    if mine == head.token:
+        return
+    have = f"the Ray token at {source}" if mine else f"no Ray token (none at {source})"
+    raise HeadError(
+        f"this process has {have}, not the one the local Ray head (pid {head.pid}) was started "
+        f"with ({head.token_from}): run with that HOME, or set "
+        f"RAY_AUTH_TOKEN_PATH={head.token_from}, or end the head (sparring ray stop)"
+    )
 
 
 def setup_worker() -> str:
@@ -271,6 +352,15 @@ def head_environment(environ: Mapping[str, str]) -> dict[str, str]:
     }
 
 
+STOPPING = "stopping: "  # how the head's log says why it ended itself
+
+
+def last_words(where: Path | None = None) -> str | None:
+    """Why the head ended itself, from its log's last line; None when it did not say."""
+    line = _last_line(log_file(where or home()))
+    return line.removeprefix(STOPPING) if line.startswith(STOPPING) else None
+
+
 def _last_line(path: Path) -> str:
     try:
         lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
@@ -281,15 +371,15 @@ def _last_line(path: Path) -> str:
 
 def _end_process(pid: int, timeout_s: float = 30.0) -> bool:
     """SIGTERM ``pid`` and wait; SIGKILL after ``timeout_s``. True when it was running."""
-    start = _process_start(pid)
+    start = process_start(pid)
     if start is None:
         return False
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline and _process_start(pid) == start:
+    while time.monotonic() < deadline and process_start(pid) == start:
         time.sleep(0.1)
-    if _process_start(pid) == start:
+    if process_start(pid) == start:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
     return True
@@ -304,12 +394,19 @@ def stop(where: Path | None = None) -> Head | None:
     """End this environment's head (only it: by its PID and start time); returns it, or None
     when none was running."""
     where = where or home()
-    with _locked(where):
-        head = read(where)
-        _head_file(where).unlink(missing_ok=True)
-    if head is None or not _end(head):
-        return None
-    return head
+    try:
+        with _locked(where):
+            head = read(where)
+            _head_file(where).unlink(missing_ok=True)
+    except OSError:  # the state directory cannot be used: the head is found by its process
+        head = None
+    if head is not None and _end(head):
+        return head
+    for pid in serving(where):  # a head whose file was removed: found from its process
+        start = process_start(pid)
+        if start is not None and _end_process(pid):
+            return Head(pid=pid, start=start, address="", num_cpus=0, python="", started_at=0)
+    return None
 
 
 DRIVER_CWD = "SPARRING_DRIVER_CWD"
@@ -374,20 +471,31 @@ def serve(where: Path, num_cpus: int | None, idle_s: float) -> None:
     signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
     me = os.getpid()
+    token, token_from = token_fingerprint()  # (made by ray.init when there was none)
     head = Head(
         pid=me,
-        start=_process_start(me) or "",
+        start=process_start(me) or "",
         address=ray.get_runtime_context().gcs_address,
         num_cpus=int(ray.cluster_resources().get("CPU", 0)),
         python=sys.executable,
         started_at=time.time(),
         auth_mode=os.environ.get("RAY_AUTH_MODE", "token"),
+        token=token,
+        token_from=token_from,
     )
     _write(where, head)
     print(f"local Ray head {me} at {head.address}, {head.num_cpus} CPUs", flush=True)
+    session = Path(ray._private.worker._global_node.get_session_dir_path())  # type: ignore[attr-defined]
     idle_since = time.monotonic()
     while not stopping:
         time.sleep(POLL_S)
+        if not session.is_dir():  # Ray can no longer start a worker: end, and be replaced
+            print(f"{STOPPING}its Ray session directory {session} was removed", flush=True)
+            break
+        if read(where) is None:  # the file (or its directory) was removed: say where we are
+            with contextlib.suppress(OSError), _locked(where):  # (unwritable: found by process)
+                if read(where) is None:
+                    _write(where, head)
         if _live_drivers(me):
             idle_since = time.monotonic()
         elif time.monotonic() - idle_since >= idle_s:
@@ -395,7 +503,7 @@ def serve(where: Path, num_cpus: int | None, idle_s: float) -> None:
                 if _live_drivers(me):
                     continue
                 _forget(where, head)
-            print(f"idle for {idle_s:.0f} s: stopping", flush=True)
+            print(f"{STOPPING}idle for {idle_s:.0f} s", flush=True)
             break
     _forget(where, head)
     ray.shutdown()

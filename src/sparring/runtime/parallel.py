@@ -24,6 +24,7 @@ from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sparring.runtime.errors import UsageError
+from sparring.runtime.ray_health import diagnose
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -166,7 +167,12 @@ def _value(ref: Any) -> Any:
         cause = exc.cause
         if isinstance(cause, UsageError):
             raise cause from None
-        raise cause from exc
+        raise (diagnose() or cause) from exc  # Ray's own failure named as such, if it is one
+    except ray.exceptions.RayError as exc:
+        lost = diagnose()
+        if lost is None:
+            raise
+        raise lost from exc
     if isinstance(value[2], _Refused):
         raise value[2].error
     return value

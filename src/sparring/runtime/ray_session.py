@@ -20,8 +20,10 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 import ray
 
+from sparring.runtime import local_head
 from sparring.runtime.config import ConfigError, to_container
 from sparring.runtime.provenance import in_ray_job, ray_job_id
+from sparring.runtime.ray_health import unwatch, watch_head
 from sparring.runtime.reaper import start_reaper
 from sparring.runtime.signals import handle_termination
 
@@ -71,8 +73,9 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
             # the driver of a Ray job: join the job's cluster (Ray set RAY_ADDRESS for it)
             kwargs["address"] = "auto"
         elif shared:
-            _join_local_head(kwargs)
+            head = _join_local_head(kwargs)
             handle_termination()
+            watch_head(head.pid, head.start)  # a head gone mid-run: one line, not a minute
             return dict(ray.cluster_resources())
         else:
             # "local" always starts a new embedded Ray; without it ray.init() would attach to
@@ -88,22 +91,22 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
     return dict(ray.cluster_resources())
 
 
-def _join_local_head(kwargs: dict[str, Any]) -> None:
-    """``ray.init`` on this machine's local head; a head that went away between reading its
-    file and connecting (it was idle, or killed) is replaced once."""
-    from sparring.runtime import local_head
-
+def _join_local_head(kwargs: dict[str, Any]) -> local_head.Head:
+    """``ray.init`` on this machine's local head, which it returns; a head that went away
+    between reading its file and connecting (it was idle, or killed) is replaced once."""
     loopback_only()  # the driver's own servers too
     kwargs["runtime_env"] = local_head.driver_runtime_env()
     for attempt in (1, 2):
         head = local_head.ensure()
+        local_head.check_token(head)  # another HOME's token: one line, not Ray's twenty
         _use_auth_mode(head.auth_mode)
         try:
             ray.init(address=head.address, **kwargs)
-            return
+            return head
         except ConnectionError:
             if attempt == 2 or local_head.alive(head):
                 raise
+    raise AssertionError("unreachable")
 
 
 def _use_auth_mode(mode: str) -> None:
@@ -147,5 +150,6 @@ def job_page() -> str | None:
 
 def shutdown_ray() -> None:
     """Stop the embedded Ray (or detach from a cluster) if connected."""
+    unwatch()  # the head may end now: not this driver's concern any more
     if ray.is_initialized():
         ray.shutdown()

@@ -5,10 +5,14 @@ cron, systemd, Kubernetes and ``ray job stop`` send SIGTERM. Python's default en
 at once (and Ray's driver handler aborts it), so nothing is closed; here the signal is raised in
 the main thread as ``Terminated``, a ``KeyboardInterrupt``, and every ``except
 KeyboardInterrupt`` on the way up (the run, Ray, Tune) unwinds as after Ctrl-C.
+
+Another thread can stop the main thread the same way with a cause of its own (``stop_main``):
+the watcher of the local Ray head does when the head is gone (``runtime.ray_health``).
 """
 
 from __future__ import annotations
 
+import _thread
 import signal
 import threading
 from collections.abc import Iterator
@@ -18,7 +22,16 @@ from types import FrameType
 HANDLED = (signal.SIGTERM, signal.SIGHUP)
 
 
-class Terminated(KeyboardInterrupt):
+class Stopped(KeyboardInterrupt):
+    """The run was stopped from outside: it unwinds as after Ctrl-C (its MLflow run KILLED),
+    says ``said`` in the resume line and exits ``exit_status``."""
+
+    exit_status = 130
+    said = "interrupted"
+    retry = False  # whether running the same command again is the remedy (the platform failed)
+
+
+class Terminated(Stopped):
     """The process was asked to end by ``signum``."""
 
     def __init__(self, signum: int) -> None:
@@ -26,34 +39,47 @@ class Terminated(KeyboardInterrupt):
         self.signum = signum
 
     @property
-    def exit_status(self) -> int:
+    def exit_status(self) -> int:  # type: ignore[override]
         return 128 + self.signum
 
+    @property
+    def said(self) -> str:  # type: ignore[override]
+        return f"terminated ({signal.Signals(self.signum).name})"
 
-_pending: list[int] = []  # signals that arrived inside ``deferred``, raised at its end
+
+_pending: list[Stopped] = []  # stops that arrived inside ``deferred``, raised at its end
 _depth = [0]  # how many ``deferred`` blocks the main thread is in
-_received: list[int] = []  # every SIGTERM / SIGHUP handled, in order
+_received: list[Stopped] = []  # every stop handled (a SIGTERM / SIGHUP, a stop_main), in order
+_asked: list[Stopped] = []  # causes given to ``stop_main``, raised by the handler in turn
 
 
 def _raise(signum: int, frame: FrameType | None) -> None:
-    _received.append(signum)
+    cause = _asked.pop(0) if _asked else Terminated(signum)
+    _received.append(cause)
     if _depth[0]:
-        _pending.append(signum)
+        _pending.append(cause)
         return
-    raise Terminated(signum)
+    raise cause
 
 
-def termination(stop: BaseException) -> Terminated | None:
-    """The ``Terminated`` that ``stop`` stands for, or None for a Ctrl-C or an error of the
-    run's own. The handler raises ``Terminated`` wherever the main thread is, and a library
-    may put an exception of its own in its place: inside ``ray.get`` Ray raises a plain
-    ``KeyboardInterrupt``, and inside a numpy comparison of structured arrays numpy raises a
-    ``TypeError`` ("Cannot compare structured arrays", seen ending evolve with exit 1). Once
-    a signal has been handled the process is ending, so whatever then unwinds it is the
-    signal, known from what the handler received."""
-    if isinstance(stop, Terminated):
+def stop_main(cause: Stopped) -> None:
+    """From any thread: stop the main thread with ``cause``, as a SIGTERM would stop it (after
+    a ``deferred`` block, and out of a wait inside Ray). Needs ``handle_termination`` done."""
+    _asked.append(cause)
+    _thread.interrupt_main(signal.SIGTERM)
+
+
+def termination(stop: BaseException) -> Stopped | None:
+    """The ``Stopped`` (a ``Terminated``, or a ``stop_main`` cause) that ``stop`` stands for,
+    or None for a Ctrl-C or an error of the run's own. The handler raises its exception wherever
+    the main thread is, and a library may put an exception of its own in its place: inside
+    ``ray.get`` Ray raises a plain ``KeyboardInterrupt``, and inside a numpy comparison of
+    structured arrays numpy raises a ``TypeError`` ("Cannot compare structured arrays", seen
+    ending evolve with exit 1). Once a stop has been handled the process is ending, so whatever
+    then unwinds it is the stop, known from what the handler received."""
+    if isinstance(stop, Stopped):
         return stop
-    return Terminated(_received[-1]) if _received else None
+    return _received[-1] if _received else None
 
 
 @contextmanager
@@ -71,9 +97,9 @@ def deferred() -> Iterator[None]:
     finally:
         _depth[0] -= 1
         if not _depth[0] and _pending:
-            signum = _pending[0]
+            cause = _pending[0]
             _pending.clear()
-            raise Terminated(signum)
+            raise cause
 
 
 def handle_termination() -> None:

@@ -1,0 +1,192 @@
+"""Faults of the platform around the data (issue #48), each injected through the real
+component, as a user meets it: a real local Ray head killed -9, its Ray session directory or
+its state directory removed, a driver with another HOME's Ray token. Each case checks the exit
+status, that what the user reads is one line and no traceback, that nothing is lost, and that
+the rerun gives what an undisturbed run gives. docs/RELIABILITY.md names these tests.
+
+Every test here has a head directory of its own (``SPARRING_RAY_HOME``): the session's head,
+which the other tests share, is never the one harmed, except by the token check, which refuses
+before connecting.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mlflow.tracking import MlflowClient
+
+from sparring.ga.checkpoint import load
+from sparring.runtime import local_head
+from sparring.runtime.ray_health import EXIT_RAY_LOST
+from tests.commands import run_cli, run_pipeline, start_pipeline, wait_while_running
+from tests.configs import TINY_EVOLVE
+
+GENERATIONS = 5
+EVOLVE = (*TINY_EVOLVE, f"ga.generations={GENERATIONS}", "resume=true")
+
+
+def _own_head(tmp_path: Path) -> dict[str, str]:
+    """The environment of a driver whose head is this test's alone."""
+    return {"SPARRING_RAY_HOME": str(tmp_path / "ray-home")}
+
+
+def _head(env: dict[str, str]) -> dict:
+    return json.loads((Path(env["SPARRING_RAY_HOME"]) / "head.json").read_text())
+
+
+@contextlib.contextmanager
+def _ending_the_head(env: dict[str, str]):
+    """The test's own head, ended by its PID whatever happens."""
+    try:
+        yield
+    finally:
+        local_head.stop(Path(env["SPARRING_RAY_HOME"]))
+
+
+def _one_line(err: str) -> str:
+    """What the user reads at the end: one line, and no traceback anywhere."""
+    assert "Traceback" not in err, err[-3000:]
+    return err.strip().splitlines()[-1]
+
+
+def _final_population(checkpoints: Path) -> np.ndarray:
+    [run_dir] = checkpoints.iterdir()
+    return load(run_dir / f"gen-{GENERATIONS:05d}.npz").population
+
+
+def test_a_head_killed_mid_run_is_one_line_and_the_rerun_resumes_to_the_same_result(tmp_path):
+    env = _own_head(tmp_path)
+    overrides = (
+        *EVOLVE,
+        f"deals.root={tmp_path / 'deals'}",
+        f"checkpoint_root={tmp_path / 'ck'}",
+        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+    )
+    with _ending_the_head(env):
+        proc = start_pipeline(
+            "evolve", *overrides, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        wait_while_running(
+            proc, lambda: list((tmp_path / "ck").glob("*/gen-00002.npz")), "generation 2"
+        )
+        head = _head(env)
+        os.kill(head["pid"], signal.SIGKILL)
+        began = time.monotonic()
+        _, err = proc.communicate(timeout=120)
+        took = time.monotonic() - began
+        assert proc.returncode == EXIT_RAY_LOST, err[-3000:]
+        assert _one_line(err) == (
+            f"the local Ray head (pid {head['pid']}) ended during the run; run the same command "
+            "again to resume"
+        )
+        assert took < 50, f"{took:.0f} s: Ray's own wait for its GCS is 60 s"
+        client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
+        [run] = client.search_runs([client.get_experiment_by_name("evolve").experiment_id])
+        assert run.info.status == "KILLED"
+
+        again = run_pipeline("evolve", *overrides, cwd=tmp_path, env=env, timeout=600)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert "resuming from generation" in again.stdout + again.stderr  # checkpoints kept
+    undisturbed = tmp_path / "undisturbed"
+    undisturbed.mkdir()
+    whole = run_pipeline(
+        "evolve",
+        *EVOLVE,
+        f"deals.root={undisturbed / 'deals'}",
+        f"checkpoint_root={undisturbed / 'ck'}",
+        f"tracking.uri=sqlite:///{undisturbed / 'mlflow.db'}",
+        cwd=undisturbed,
+        timeout=600,
+    )
+    assert whole.returncode == 0, whole.stderr[-3000:]
+    assert np.array_equal(_final_population(tmp_path / "ck"), _final_population(undisturbed / "ck"))
+
+
+def test_a_removed_ray_session_directory_is_one_line_and_the_next_run_gets_a_new_head(tmp_path):
+    env = _own_head(tmp_path)
+    overrides = (
+        "deals=1200", "equity_trials=2000", "shard_size=50", f"output_root={tmp_path / 'deals'}",
+        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+    )  # fmt: skip
+    with _ending_the_head(env):
+        started = run_cli("ray", "start", env=env)
+        assert started.returncode == 0, started.stderr
+        head = _head(env)
+        [session] = Path("/tmp/ray").glob(f"session_*_{head['pid']}")
+        proc = start_pipeline(
+            "handgen", *overrides, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        wait_while_running(proc, lambda: list(tmp_path.glob("deals/*/part-*.parquet")), "a shard")
+        shutil.rmtree(session)
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == EXIT_RAY_LOST, err[-3000:]
+        said = _one_line(err)
+        assert said.startswith(f"Ray's session directory {session} was removed during the run")
+        assert said.endswith("run the same command again to resume")
+        gone = time.monotonic() + 30
+        while local_head.alive(local_head.Head(**head)) and time.monotonic() < gone:
+            time.sleep(0.2)
+        assert not local_head.alive(local_head.Head(**head))  # a head that cannot work ends
+        status = run_cli("ray", "status", env=env)
+        assert status.stdout.startswith("no local Ray head runs"), status.stdout
+
+        again = run_pipeline("handgen", *overrides, cwd=tmp_path, env=env, timeout=600)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert _head(env)["pid"] != head["pid"]
+
+
+def test_a_removed_state_directory_neither_hides_the_head_nor_starts_a_second(tmp_path):
+    env = _own_head(tmp_path)
+    home = Path(env["SPARRING_RAY_HOME"])
+    with _ending_the_head(env):
+        assert run_cli("ray", "start", env=env).returncode == 0
+        head = _head(env)
+        shutil.rmtree(home)  # the head writes its file again within a second
+        status = run_cli("ray", "status", env=env)
+        assert status.stdout.startswith(f"local Ray head {head['pid']} at"), status.stdout
+        assert run_cli("ray", "start", env=env).stdout.startswith(f"local Ray head {head['pid']}")
+
+        shutil.rmtree(home)
+        home.write_text("")  # where the state was is now a file: the head cannot write it
+        time.sleep(2 * local_head.POLL_S)
+        assert local_head.alive(local_head.Head(**head))  # (the head lives on regardless)
+        status = run_cli("ray", "status", env=env)
+        assert status.stdout.startswith(f"local Ray head {head['pid']} runs"), status.stdout
+        stopped = run_cli("ray", "stop", env=env)
+        assert stopped.stdout.startswith(f"stopped the local Ray head {head['pid']}")
+        assert not local_head.alive(local_head.Head(**head))
+        home.unlink()
+
+
+@pytest.mark.parametrize("token", [None, "not-the-heads-token"])
+def test_a_driver_with_another_homes_token_is_one_line_naming_both(ray_session, tmp_path, token):
+    """The session's head runs with this user's token; a driver with another HOME has none, or
+    another. The control: the same pipeline with the head's HOME joins (the whole suite)."""
+    other = tmp_path / "home"
+    (other / ".ray").mkdir(parents=True)
+    if token:
+        (other / ".ray" / "auth_token").write_text(token)
+    head = local_head.read()
+    assert head is not None and head.token  # the session's head records its token's print
+    done = run_pipeline(
+        "handgen", "deals=20", "equity_trials=20", f"output_root={tmp_path / 'deals'}",
+        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}", cwd=tmp_path,
+        env={"HOME": str(other)}, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-3000:]
+    said = _one_line(done.stderr)
+    have = "the Ray token at" if token else "no Ray token (none at"
+    assert said.startswith(f"error: this process has {have} {other}/.ray/auth_token"), said
+    assert f"local Ray head (pid {head.pid})" in said and head.token_from in said
+    assert not (tmp_path / "deals").exists()  # refused before any work
