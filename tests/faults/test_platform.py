@@ -17,6 +17,8 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +29,14 @@ from mlflow.tracking import MlflowClient
 from sparring.ga.checkpoint import load
 from sparring.runtime import local_head
 from sparring.runtime.ray_health import EXIT_RAY_LOST
-from tests.commands import run_cli, run_pipeline, start_pipeline, wait_while_running
+from tests.commands import (
+    ROOT,
+    holding,
+    run_cli,
+    run_pipeline,
+    start_pipeline,
+    wait_while_running,
+)
 from tests.configs import TINY_EVOLVE
 
 GENERATIONS = 5
@@ -190,3 +199,100 @@ def test_a_driver_with_another_homes_token_is_one_line_naming_both(ray_session, 
     assert said.startswith(f"error: this process has {have} {other}/.ray/auth_token"), said
     assert f"local Ray head (pid {head.pid})" in said and head.token_from in said
     assert not (tmp_path / "deals").exists()  # refused before any work
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "none"])
+def test_a_contest_driver_killed_with_minus_9_leaves_no_agent_directory(tmp_path, sandbox):
+    """An outside program's private home: a tmpfs inside the sandbox, a directory under $TMPDIR
+    without it. The keeper removes the latter once the program's tree has ended, whoever ended
+    it: here the arena's driver is killed with -9 mid-contest (it left empty
+    ``/tmp/sparring-agent-*`` behind). The control: the directory existed while it played."""
+    from sparring.runtime import jail
+
+    if sandbox == "bwrap" and jail.problem() is not None:
+        pytest.skip(f"no sandbox here: {jail.problem()}")
+    # short: Ray puts its sockets under $TMPDIR too (107 bytes at most)
+    tmp = Path(tempfile.mkdtemp(prefix="sparring-faults-", dir="/tmp"))
+    # the head's workers start the programs: they get TMPDIR from the head's environment
+    env = {**_own_head(tmp_path), "TMPDIR": str(tmp), "SPARRING_SANDBOX": sandbox}
+    slow = tmp_path / "slow_bot.py"
+    slow.write_text(
+        (ROOT / "examples" / "agents" / "random_bot.py")
+        .read_text()
+        .replace("import sys\n", "import sys\nimport time\n")
+        .replace('"act":', '"act":\n        time.sleep(0.05)')
+    )
+    seen: set[str] = set()
+
+    def playing() -> bool:
+        seen.update(p.name for p in tmp.glob("sparring-agent-*"))
+        return bool(list(tmp_path.rglob("blocks/*.json")))
+
+    with contextlib.ExitStack() as cleanup:
+        cleanup.callback(shutil.rmtree, tmp, ignore_errors=True)
+        cleanup.enter_context(_ending_the_head(env))
+        proc = start_pipeline(
+            "arena", f"agent=cmd:{sys.executable} {slow}", "field=[first]", "units=40",
+            "block=1", f"output_dir={tmp_path / 'arena'}",
+            f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}", cwd=tmp_path, env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            wait_while_running(proc, playing, "a block played")
+        finally:
+            proc.kill()
+            proc.wait()
+        if sandbox == "none":
+            assert seen, "the unsandboxed program had no directory under TMPDIR"
+        # the next contest finds a home whose starter is gone, and removes it
+        again = run_pipeline(
+            "arena", f"agent=cmd:{sys.executable} {slow}", "field=[first]", "units=2",
+            f"output_dir={tmp_path / 'arena'}", f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
+            cwd=tmp_path, env=env, timeout=300,
+        )  # fmt: skip
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert not list(tmp.glob("sparring-agent-*"))
+
+
+def test_a_store_another_process_holds_locked_is_one_line_from_a_pipeline(tmp_path):
+    """``mlflow.db`` under another process's exclusive lock: a pipeline as a user runs it says
+    so in one line after a bounded wait (it was 18 s, then 109 lines of 'database is locked');
+    the control: once the lock is let go, the same command runs."""
+    db = tmp_path / "mlflow.db"
+    store = f"tracking.uri=sqlite:///{db}"
+    assert run_pipeline("equity", "trials=10", store, cwd=tmp_path, timeout=300).returncode == 0
+    holder = holding(
+        "import sqlite3, time\n"
+        f"c = sqlite3.connect({str(db)!r}, isolation_level=None)\n"
+        "c.execute('BEGIN EXCLUSIVE'); print('held', flush=True); time.sleep(120)"
+    )
+    try:
+        done = run_pipeline("equity", "trials=10", store, cwd=tmp_path, timeout=300)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode == 2, done.stderr[-3000:]
+    [line] = done.stderr.strip().splitlines()
+    assert f"{db} is locked by another process (waited 5 s)" in line, line
+    again = run_pipeline("equity", "trials=10", store, cwd=tmp_path, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+
+
+@pytest.mark.parametrize(
+    "spec, says",
+    [
+        ("py:os:system", "a factory called with no arguments that makes one (os.system is not)"),
+        ("py:collections:OrderedDict", "a class with act(observation, legal)"),
+    ],
+)
+def test_an_agent_spec_naming_no_agent_is_one_line_from_the_arena(tmp_path, spec, says):
+    """A spec naming a function or class that is no agent: one line at the config check, exit
+    2 (it was a 108-line traceback), before any game."""
+    done = run_pipeline(
+        "arena", f"agent={spec}", "field=[first]", "units=2", f"output_dir={tmp_path / 'a'}",
+        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}", cwd=tmp_path, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr[-3000:]
+    [line] = done.stderr.strip().splitlines()
+    assert says in line and spec in line, line
+    assert not (tmp_path / "a").exists()

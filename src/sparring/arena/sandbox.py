@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from sparring.runtime import affinity, caches, jail, subreaper
+from sparring.runtime.processes import process_start
 
 FAULT_KINDS = ("crash", "timeout", "memory", "garbage", "long_line", "closed", "illegal")
 
@@ -179,6 +180,23 @@ class _CappedLog:
         return self.kept.decode("utf-8", "replace") + tail
 
 
+
+AGENT_HOME = "sparring-agent-"  # + "<starter pid>.<its start>-<random>" under $TMPDIR
+
+
+def private_home() -> Path:
+    """A new home for an unsandboxed program under ``$TMPDIR``, named after the process that
+    starts it. The homes of starters that are gone are removed first: a keeper removes its
+    program's home when the program ends, but a starter killed with -9 can take its keeper
+    along (Ray kills the children of a dead job's workers), and the home would stay."""
+    for old in Path(tempfile.gettempdir()).glob(f"{AGENT_HOME}*"):
+        pid, _, start = old.name.removeprefix(AGENT_HOME).partition("-")[0].partition(".")
+        if pid.isdigit() and start and process_start(int(pid)) != start:
+            shutil.rmtree(old, ignore_errors=True)
+    me = os.getpid()
+    return Path(tempfile.mkdtemp(prefix=f"{AGENT_HOME}{me}.{process_start(me)}-"))
+
+
 class Program:
     """One outside program under ``limits``; see the module docstring."""
 
@@ -205,7 +223,7 @@ class Program:
         sandboxed = self.limits.mode == "bwrap"
         limits = self.limits
         if not sandboxed:  # (said once, by the config check: Limits.check_sandbox)
-            self.workdir = Path(tempfile.mkdtemp(prefix="sparring-agent-"))
+            self.workdir = private_home()
         prefix = [] if limits.network or sandboxed else (network_isolation() or [])
         self.isolated = (sandboxed and not limits.network) or bool(prefix)
         env = {
@@ -245,6 +263,7 @@ class Program:
                 watch_starter=not sandboxed,
                 user=jail.keeper_user() if sandboxed else None,
                 lifeline=None if self._lifeline is None else self._lifeline.read,
+                remove=None if self.workdir is None else str(self.workdir),
             )
             passed: tuple[int, ...] = () if theirs is None else (theirs.fileno(),)
             if self._lifeline is not None:  # (sandboxed)

@@ -67,7 +67,9 @@ class ScientistProcess:
                 watch_starter=False,
                 user=jail.keeper_user(),
                 lifeline=self.lifeline.read,
-                **SANDBOX_RLIMITS,
+                file_bytes=SANDBOX_RLIMITS["file_bytes"],
+                processes=SANDBOX_RLIMITS["processes"],
+                open_files=SANDBOX_RLIMITS["open_files"],
             )
             launch = jail.command(
                 keeper, command, env=env, read_only=read_only, keep_fds=(self.lifeline.read,)

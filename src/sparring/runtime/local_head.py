@@ -49,6 +49,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from sparring.runtime.errors import UsageError
+from sparring.runtime.processes import process_start
 
 SETUP_WORKER_VAR = "SPARRING_RAY_SETUP_WORKER"
 IDLE_S = 600.0  # a head with no driver for this long ends itself
@@ -102,15 +103,6 @@ def _head_file(where: Path) -> Path:
 def log_file(where: Path) -> Path:
     """Where the head's own output goes (Ray's logs stay in Ray's session directory)."""
     return where / "head.log"
-
-
-def process_start(pid: int) -> str | None:
-    """When ``pid`` started (clock ticks since boot), None when it is gone or a zombie."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return None if fields[0] == "Z" else fields[19]
 
 
 def read(where: Path | None = None) -> Head | None:

@@ -21,6 +21,7 @@ import select
 import threading
 from pathlib import Path
 
+from sparring.runtime.processes import process_start
 from sparring.runtime.signals import Stopped, stop_main
 
 # EX_TEMPFAIL: the failure was the platform's and retrying is the remedy.
@@ -54,7 +55,6 @@ def watch_head(pid: int, start: str) -> None:
 
 
 def _wait_for_end(pid: int, start: str) -> None:
-    from sparring.runtime import local_head
 
     try:
         handle = os.pidfd_open(pid)
@@ -63,11 +63,11 @@ def _wait_for_end(pid: int, start: str) -> None:
     try:
         # (the pidfd is for the process that had the PID when it was opened: the same one
         # only if its start time still matches)
-        if local_head.process_start(pid) == start:
+        if process_start(pid) == start:
             if handle is not None:
                 select.select([handle], [], [])
             else:
-                while local_head.process_start(pid) == start:
+                while process_start(pid) == start:
                     threading.Event().wait(1.0)
     finally:
         if handle is not None:

@@ -68,6 +68,7 @@ def command(
     watch_starter: bool = True,
     user: str | None = None,
     lifeline: int | None = None,
+    remove: str | None = None,
 ) -> list[str]:
     """The command line that runs ``argv`` under a keeper (with an address-space limit of
     ``memory_bytes``, a CPU-time limit of ``cpu_s`` seconds, a largest file of ``file_bytes``,
@@ -79,7 +80,9 @@ def command(
     write end only this process holds, ``Lifeline``; the keeper ends the program when it
     closes, whoever closes it, a kill -9 of this process included). ``user``
     (``uid:gid``): the program runs as that user, with no groups (the keeper, root inside a
-    sandbox's user namespace, stays root: the program can neither signal nor trace it)."""
+    sandbox's user namespace, stays root: the program can neither signal nor trace it).
+    ``remove``: a directory of the program's (an unsandboxed home) the keeper deletes once the
+    tree has ended, so that a starter killed with -9 leaves none behind."""
     keeper = [sys.executable, "-I", "-S", os.path.abspath(__file__)]
     if watch_starter:
         keeper += ["--starter", str(os.getpid())]
@@ -93,6 +96,7 @@ def command(
         ("--affinity", core),
         ("--user", user),
         ("--lifeline", lifeline),
+        ("--remove", remove),
     ):
         if value is not None:
             keeper += [option, str(value)]
@@ -331,6 +335,7 @@ _LIMITS = {
 
 def main(args: list[str]) -> None:
     relay_fd = lifeline = None
+    remove: str | None = None
     user: tuple[int, int] | None = None
     limits: dict[str, int] = {}
     starter = os.getppid()
@@ -342,6 +347,8 @@ def main(args: list[str]) -> None:
             starter = int(value)
         elif option == "--relay":
             relay_fd = int(value)
+        elif option == "--remove":
+            remove = value
         elif option == "--lifeline":
             lifeline = int(value)
             os.set_inheritable(lifeline, False)  # the keeper's alone
@@ -400,6 +407,10 @@ def main(args: list[str]) -> None:
         if pending:
             handing.join(1.0)
     status = _kill_tree().get(program, status)
+    if remove is not None:
+        import shutil
+
+        shutil.rmtree(remove, ignore_errors=True)
     _exit_as(status)
 
 

@@ -34,6 +34,7 @@ from omegaconf import OmegaConf
 from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
 from sparring.runtime.outbox import Outbox
 from sparring.runtime.params import is_infrastructure, short_names, short_value
+from sparring.runtime.processes import process_start
 from sparring.runtime.progress import StopRun
 from sparring.runtime.provenance import (
     git_commit,
@@ -64,19 +65,10 @@ ENDED_TAG = "sparring.ended_by"
 STOPPED_TAG = "sparring.stopped_by"  # a run a scheduler stopped early (e.g. "asha at step 5")
 
 
-def _process_start(pid: int) -> str:
-    """When process ``pid`` started (clock ticks since boot, Linux), "" if unknown or gone."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return ""
-    return stat.rsplit(")", 1)[1].split()[19]  # field 22, counted after the command name
-
-
 def driver_id(pid: int | None = None) -> str:
     """This process as ``host:pid:start`` (the start tells a reused pid apart)."""
     pid = os.getpid() if pid is None else pid
-    return f"{socket.gethostname()}:{pid}:{_process_start(pid)}"
+    return f"{socket.gethostname()}:{pid}:{process_start(pid) or ''}"
 
 
 def driver_gone(driver: str) -> bool:
@@ -85,7 +77,7 @@ def driver_gone(driver: str) -> bool:
     pid_text, _, start = rest.partition(":")
     if host != socket.gethostname() or not pid_text.isdigit():
         return False
-    return _process_start(int(pid_text)) != start or not start
+    return process_start(int(pid_text)) != start or not start
 
 
 def close_orphans(client: MlflowClient, experiment_id: str, pipeline: str, by: str) -> list[str]:
