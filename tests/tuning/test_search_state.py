@@ -220,3 +220,69 @@ def test_a_search_whose_every_trial_failed_is_failed_and_exits_1(tmp_path, capsy
     parent = client.create_run(exp).info.run_id
     out = _finish(client, parent, exp, job, done, "s1", "champion_bb100_vs_mixed", True)
     assert client.get_run(parent).info.status == "FINISHED" and exit_status(out) == 0
+
+
+def test_a_trial_cut_by_an_interruption_and_rerun_is_recorded_once(tmp_path):
+    """#47 item 7: a resumed search reruns a cut trial under the same trial id, in a new run.
+    Two trials were cut at their first report by the search's graceful stop (Ctrl-C, SIGTERM),
+    which Tune delivers as an ASHA stop (KILLED, ``sparring.stopped_by``): one's rerun
+    finished, the other's was then stopped by ASHA for real; a third ran once. The cut runs
+    stay KILLED, say they were cut, lose the stop tag the stop gave them and get neither a
+    ``trial_state`` nor another run's objective; the reruns are the trials' records, and
+    ``compare --sweep`` lists each trial once, by its record."""
+    from sparring.pipelines.compare import compare
+    from sparring.pipelines.tune import INTERRUPTED_NOTE, _close_trials
+    from sparring.runtime.tracking import ENDED_TAG, STOPPED_TAG
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    client = MlflowClient(uri)
+    exp = client.create_experiment("evolve", artifact_location=(tmp_path / "a").as_uri())
+    parent = client.create_run(
+        exp, tags={"sweep_parent": "true", "sweep_id": "s1"}, run_name="s1"
+    ).info.run_id
+    objective = "champion_bb100_vs_mixed"
+
+    def child(trial_id: str, status: str, start: int, tags=None, metrics=None) -> str:
+        tags = {
+            "mlflow.parentRunId": parent,
+            "sweep_id": "s1",
+            "tune_trial": trial_id,
+            **(tags or {}),
+        }
+        run_id = client.create_run(exp, start_time=start, tags=tags).info.run_id
+        for key, (value, step) in (metrics or {}).items():
+            client.log_metric(run_id, key, value, step=step)
+        client.set_terminated(run_id, status=status)
+        return run_id
+
+    cut_by_stop = {STOPPED_TAG: "asha at step 1/6"}
+    first_generation = {"best_fitness": (3.0, 1)}
+    cut1 = child("t1", "KILLED", 1000, cut_by_stop, first_generation)
+    cut2 = child("t2", "KILLED", 1100, cut_by_stop, first_generation)
+    once = child("t3", "FINISHED", 1200, metrics={objective: (20.0, 6)})
+    rerun1 = child("t1", "FINISHED", 2000, metrics={objective: (54.07, 6)})
+    rerun2 = child("t2", "KILLED", 2100, {STOPPED_TAG: "asha at step 2/6"})
+    records = [
+        TrialRecord(1, "t1", {}, 54.07, "finished", 6),
+        TrialRecord(2, "t2", {}, 30.0, "stopped", 2),
+        TrialRecord(3, "t3", {}, 20.0, "finished", 6),
+    ]
+    _close_trials(client, exp, parent, records, objective, 6)
+    for cut in (cut1, cut2):
+        run = client.get_run(cut)
+        assert run.info.status == "KILLED"
+        assert run.data.tags[ENDED_TAG] == INTERRUPTED_NOTE
+        assert STOPPED_TAG not in run.data.tags and "trial_state" not in run.data.tags
+        assert set(run.data.metrics) == {"best_fitness"}  # no objective of its rerun's
+    for run_id, record, status in (
+        (rerun1, records[0], "FINISHED"),
+        (rerun2, records[1], "KILLED"),
+    ):
+        run = client.get_run(run_id)
+        assert run.info.status == status and ENDED_TAG not in run.data.tags
+        assert run.data.tags["trial_state"] == record.state
+        assert run.data.metrics["trial_objective"] == record.objective
+        assert run.data.metrics[objective] == record.objective
+    assert client.get_run(rerun2).data.tags[STOPPED_TAG] == "asha at step 2/6"
+    table = compare(uri, None, objective, sweep="s1", output_dir=tmp_path / "cmp")
+    assert [r["run_id"] for r in table.runs] == [rerun1, rerun2, once]

@@ -12,6 +12,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines import evolve, tune
+from sparring.pipelines.compare import compare
+from sparring.runtime.tracking import STOPPED_TAG
 from sparring.tuning.trial import NUMBER_TAG, TRIAL_TAG
 from tests.commands import (
     run_cli,
@@ -275,6 +277,22 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
             assert ended_by == tune.INTERRUPTED_NOTE
         else:
             assert ended_by == tune.UNSAVED_NOTE
+        # #47 item 7: a cut run is not its trial's record, nor stopped by a scheduler
+        assert "trial_state" not in run.data.tags and STOPPED_TAG not in run.data.tags
+        assert "trial_objective" not in run.data.metrics
+    # ... and compare --sweep lists each trial once: by its record, not by its cut run
+    trial_of = {r.info.run_id: r.data.tags[TRIAL_TAG] for r in children(uri, "killed")}
+    listed = compare(
+        uri,
+        None,
+        "champion_bb100_vs_mixed",
+        max_runs=100,
+        output_dir=tmp_path / "compare",
+        sweep="killed",
+    )
+    shown = [trial_of[r["run_id"]] for r in listed.runs]
+    assert len(shown) == len(set(shown)) and set(ids) <= set(shown)
+    assert {r["run_id"] for r in listed.runs} >= {r.info.run_id for r in runs}
     parents = MlflowClient(uri).search_runs(
         [MlflowClient(uri).get_experiment_by_name("evolve").experiment_id],
         filter_string="tags.sweep_parent = 'true'",
@@ -383,6 +401,8 @@ def test_sigterm_stops_a_search_as_ctrl_c_does(tmp_path):
         f"storage={tmp_path / 'tune'}" in err
     ), err[-3000:]
     assert "Traceback" not in err and "SIGTERM received" not in err, err[-3000:]
+    # said once, and Tune's own hint (a Python call) not at all
+    assert err.count("terminated (SIGTERM)") == 1 and "Tuner.restore" not in err, err[-3000:]
     client = MlflowClient(uri)
     [parent] = [
         r

@@ -15,9 +15,9 @@ objective per trial and the parameter importances logged to the parent run.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
-import sys
 import tempfile
 import threading
 import time
@@ -33,11 +33,11 @@ from sparring.config.tune import Algorithm, TuneConfig
 from sparring.reporting.console import console, print_table
 from sparring.runtime.checkout import conf_dir
 from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
-from sparring.runtime.errors import ConfigError
+from sparring.runtime.errors import EXIT_INTERRUPTED, ConfigError
 from sparring.runtime.parent_runs import create_parent
 from sparring.runtime.ray_session import init_ray, job_page
 from sparring.runtime.redact import redact_url
-from sparring.runtime.signals import Terminated
+from sparring.runtime.signals import StoppedSaying
 from sparring.runtime.tracking import (
     ENDED_TAG,
     STOPPED_TAG,
@@ -147,6 +147,11 @@ def _trial_setup(
     )
 
 
+def _no_tuner_restore_hint(record: logging.LogRecord) -> bool:
+    """Drop Tune's own resume hint (a Python call no user of the command line makes)."""
+    return "Tuner.restore(" not in record.getMessage()
+
+
 @contextmanager
 def _termination_as_tune_stop() -> Iterator[list[int]]:
     """While Tune runs, SIGTERM and SIGHUP stop the search as Ctrl-C does: through Tune's own
@@ -181,12 +186,12 @@ def _stop_if_interrupted(
     if unfinished or len(records) < expected:
         client.set_terminated(parent, status="KILLED")
         said = f"terminated ({signal.Signals(received[0]).name})" if received else "interrupted"
-        print(
+        # the launcher prints it, once (it printed its own "interrupted" after this line)
+        raise StoppedSaying(
             f"{said}; resume with: sparring tune search_id={search_id} resume=true"
             + (f" storage={job.storage}" if job.storage != "data/tune" else ""),
-            file=sys.stderr,
+            128 + received[0] if received else EXIT_INTERRUPTED,
         )
-        raise Terminated(received[0]) if received else KeyboardInterrupt
 
 
 def _stored(job: TuneConfig) -> TuneConfig:
@@ -255,6 +260,8 @@ def _space_text(spec) -> str:
 
 
 # How a child run left by a killed search is marked; the rerun of its trial has a run of its own.
+# (Left RUNNING: marked when the resume starts; closed by its trial when the search's stop
+# reached it: marked at the end, when its trial's rerun is known, see _record_runs.)
 INTERRUPTED_NOTE = "search interrupted; the trial was rerun"
 # ... and how it is marked at the end when the search was killed before Tune saved its trial: a
 # restored search does not know that trial and runs a new one (its own run) in its place.
@@ -283,6 +290,10 @@ def _fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: 
     os.environ.setdefault("RAY_CHDIR_TO_TRIAL_DIR", "0")
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # verbose=0 then prints nothing of Tune's
     from ray import tune
+
+    # ... but its "Resume experiment with: Tuner.restore(...)" on an interrupt: the resume
+    # line a user needs is Sparring's own (_stop_if_interrupted)
+    logging.getLogger("ray.tune.tune").addFilter(_no_tuner_restore_hint)
 
     # A trial holds no CPU itself, only a token of memory (Tune wants some resource): its
     # inner tasks use the cluster's CPUs and concurrency caps the trials at once.
@@ -497,10 +508,17 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
     which is still a stopped trial's run to tag here. A run the interruption closed whose trial
     the restored search does not know (killed before Tune saved it) is marked so
     (``UNSAVED_NOTE``): no rerun of it exists, a new trial ran instead; so is a run that
-    finished in that moment (``UNSAVED_FINISHED_NOTE``)."""
+    finished in that moment (``UNSAVED_FINISHED_NOTE``).
+
+    An ended trial that a resume reran has a run per attempt (the rerun keeps the trial id).
+    Only its record (``_record_runs``) gets the trial's objective and state; each other attempt
+    was cut by the interruption and is marked as such (``_mark_cut``): KILLED, ``ENDED_TAG``
+    ``INTERRUPTED_NOTE``, no ``trial_state``, no objective and no ``STOPPED_TAG``."""
     ended = {r.trial_id: r for r in records if r.state != "unfinished"}
     known = {r.trial_id for r in records}
-    for child in client.search_runs([exp], filter_string=f"tags.mlflow.parentRunId = '{parent}'"):
+    children = client.search_runs([exp], filter_string=f"tags.mlflow.parentRunId = '{parent}'")
+    record_run = _record_runs(children, set(ended))
+    for child in children:
         trial_id = child.data.tags.get("tune_trial")
         if child.data.tags.get(ENDED_TAG) == INTERRUPTED_NOTE:
             if trial_id not in known:  # Tune never saved it: nothing reran this trial
@@ -513,6 +531,9 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
         if record is None:
             continue  # an unfinished trial
         run_id = child.info.run_id
+        if run_id != record_run.get(trial_id):
+            _mark_cut(client, child)  # an earlier attempt of a trial the resume reran
+            continue
         if record.objective is not None:
             last = {"trial_objective": record.objective, "trial_step": float(record.step)}
             if objective not in child.data.metrics:
@@ -526,6 +547,41 @@ def _close_trials(client, exp: str, parent: str, records, objective: str, steps)
         if child.info.status == "RUNNING" and record.state in ("stopped", "failed"):
             status = "KILLED" if record.state == "stopped" else "FAILED"
             client.set_terminated(run_id, status=status)
+
+
+def _record_runs(children, trial_ids: set[str]) -> dict[str, str]:
+    """trial id -> the one run that records that trial, for each of ``trial_ids`` with a run.
+
+    The restored search reruns a trial the interruption cut from its start, under the same
+    trial id, in a new run: the record is the trial's newest run, a FINISHED one first (a
+    trial whose run had finished reports that run's result and opens none:
+    ``trial.finished_before``); a run the resume already marked cut (``INTERRUPTED_NOTE``) is
+    never one. A cut run's own status and tags do not tell it apart: when the search's
+    graceful stop (Ctrl-C, SIGTERM) reached a trial at a report, Tune ended it with the same
+    ``SystemExit`` as an ASHA stop, and the run recorded itself KILLED with ``STOPPED_TAG``."""
+    best: dict[str, Any] = {}
+    for child in children:
+        trial_id = child.data.tags.get("tune_trial")
+        if trial_id not in trial_ids or child.data.tags.get(ENDED_TAG) == INTERRUPTED_NOTE:
+            continue
+        key = (child.info.status == "FINISHED", child.info.start_time or 0)
+        if trial_id not in best or key > best[trial_id][0]:
+            best[trial_id] = (key, child.info.run_id)
+    return {trial_id: run_id for trial_id, (_, run_id) in best.items()}
+
+
+def _mark_cut(client, child) -> None:
+    """Record ``child`` as an attempt the interruption cut (its trial's rerun is another run):
+    KILLED with ``INTERRUPTED_NOTE``; a ``STOPPED_TAG`` it gave itself when the search's stop
+    reached it is removed (no scheduler stopped it). Its numbers are left as it logged them."""
+    if child.info.status == "FINISHED":
+        return  # a second finished run of one trial: its numbers stand (not expected to occur)
+    run_id = child.info.run_id
+    client.set_tag(run_id, ENDED_TAG, INTERRUPTED_NOTE)
+    if STOPPED_TAG in child.data.tags:
+        client.delete_tag(run_id, STOPPED_TAG)
+    if child.info.status == "RUNNING":
+        client.set_terminated(run_id, status="KILLED")
 
 
 __all__ = ["exit_status", "run"]

@@ -31,6 +31,16 @@ class Stopped(KeyboardInterrupt):
     retry = False  # whether running the same command again is the remedy (the platform failed)
 
 
+class StoppedSaying(Stopped):
+    """A stop whose one line its raiser composed (a search's resume command): printed as it
+    is, with ``exit_status``."""
+
+    def __init__(self, said: str, exit_status: int) -> None:
+        super().__init__(said)
+        self.said = said
+        self.exit_status = exit_status
+
+
 class Terminated(Stopped):
     """The process was asked to end by ``signum``."""
 
