@@ -482,3 +482,83 @@ def test_the_no_value_legend_appears_only_when_a_run_shows_no_value(store, capsy
     assert "did not log" not in every  # both equity runs logged it
     some = compare(uri, "evolve", "champion_bb100", output_dir=tmp / "cmp").text
     assert "- = the run did not log this metric" in some  # the empty first run shows "-"
+
+
+# --- #47 item 9: the params that tell runs apart, in the width there is ------------------------
+
+BY_HAND = [  # (seed, p_mutation, crossover_policy): evolve run by hand with three overrides
+    (0, 0.3, "cycle"),
+    (1, 0.3, "cycle"),
+    (2, 0.1, "random"),
+    (0, 0.1, "fixed"),
+    (3, 0.05, "random"),
+]
+
+
+def populate_by_hand(uri: str, artifacts: Path) -> None:
+    """Five evolve runs with the default run names (``evolve <hash>``; no Hydra here): seed,
+    p_mutation and crossover_policy set differently in most; population, generations and the
+    deal counts set differently in one (a quick try-out among them)."""
+    tracking = {"uri": uri, "artifact_root": str(artifacts)}
+    for i, (seed, p, policy) in enumerate(BY_HAND):
+        quick = i == 3
+        cfg = {
+            "tracking": tracking,
+            "seed": seed,
+            "table_size": 10,
+            "ga": {
+                "p_mutation": p,
+                "crossover_policy": policy,
+                "population": 16 if quick else 64,
+                "generations": 3 if quick else 200,
+            },
+            "deals": {"train": 60 if quick else 2000, "heldout": 150 if quick else 5000},
+        }
+        with tracked_run(cfg, "evolve") as run:
+            run.log_metrics(
+                {"champion_bb100": 1.5 * i, "best_fitness": 0.123, "generations_per_min": 12345.6}
+            )
+
+
+@pytest.fixture(scope="module")
+def by_hand(tmp_path_factory):
+    root = tmp_path_factory.mktemp("by_hand")
+    uri = f"sqlite:///{root / 'm.db'}"
+    populate_by_hand(uri, root / "a")
+    return uri
+
+
+def test_at_100_columns_the_params_that_tell_runs_apart_are_shown_first(
+    by_hand, tmp_path, capsys, monkeypatch
+):
+    """#47 item 9: at 100 columns compare showed only the deal counts (set differently in one
+    run) and left out seed, p_mutation and crossover_policy with 7 columns free, beside a run
+    column of ``evolve <hash>`` names. The params telling most runs apart come first and are
+    shown (a long header abbreviated, named in full in the legend), the run column that says
+    nothing is not, what does not fit is named in one line and the width is used."""
+    monkeypatch.setenv("COLUMNS", "100")
+    metrics = ["best_fitness", "generations_per_min"]
+    table = compare(by_hand, "evolve", "champion_bb100", metrics, output_dir=tmp_path / "cmp")
+    out = capsys.readouterr().out
+    assert table.differing[:3] == ["seed", "ga.crossover_policy", "ga.p_mutation"]
+    lines = [x for x in out.splitlines() if not x.startswith("plot: ")]
+    assert max(len(x) for x in lines) <= 100, out
+    (header,) = [x for x in lines if x.startswith("#")]
+    names = header.split()
+    full = {table.legend.get(h, h) for h in names}  # a header read through the legend
+    assert {"seed", "ga.crossover_policy", "ga.p_mutation"} <= full, out
+    assert {"champion_bb100", "best_fitness", "generations_per_min"} <= full, out
+    for name in names:  # every abbreviation in the legend, under its full name
+        assert not name.endswith("…") or name in table.legend, (name, table.legend)
+    assert "run" not in names and "evolve " not in "\n".join(lines[1:8]), out
+    # the values as the runs set them, one line per run
+    rows = [x.split() for x in lines[3:8]]
+    assert sorted((int(r[2]), r[3]) for r in rows) == sorted((s, c) for s, _, c in BY_HAND)
+    # left out: only params that set one run apart, named in one line; and no room left unused
+    # that the narrowest of them would fit in
+    assert table.left_out and set(table.left_out) <= {"population", "generations", "heldout",
+                                                      "train"}  # fmt: skip
+    (note,) = [x for x in lines if x.startswith("not shown in 100 columns: ")]
+    assert all(name in note for name in table.left_out)
+    used = len(lines[2])  # the rule under the header spans the table
+    assert 100 - used < len(min(table.left_out, key=len)) + 2, out

@@ -8,7 +8,11 @@ or search parent, in any experiment) or the runs behind a registered model's ver
 runs of each sweep together under a label (``s1``, named in a note), the differing params that
 change what is computed (``runtime.params.is_infrastructure`` ones such as ``ray.address`` or a
 checkpoint root only with ``all_params``) under short unique names with a legend, values and
-metrics to 4 significant digits; what does not fit the terminal is named in a note. A metric
+metrics to 4 significant digits. The params that tell the most runs apart come first (swept
+ones before all); at the terminal's width long headers are abbreviated before a param is left
+out, and what is left out is named in a note. A run's name is not shown when it says only the
+pipeline and config hash (``evolve 3f2a1c``): the params beside it say more. A search
+trial that a resumed search reran is one line, its record (not one per attempt). A metric
 that no run has is refused with the closest names. The bar chart goes to ``output_dir`` (a path
 or storage URI); a run without the metric is marked there, not drawn as 0. Neither Ray nor an
 MLflow run: this body stays outside ``services.frame.pipeline_session``, which opens a run.
@@ -32,7 +36,14 @@ from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
 from sparring.config.compare import CompareConfig, OutputFormat, ParamsShown
-from sparring.reporting.console import Column, console, fit_console, print_fitted, short_number
+from sparring.reporting.console import (
+    CELL_FLOOR,
+    Column,
+    console,
+    fit_console,
+    print_fitted,
+    short_number,
+)
 from sparring.reporting.plots import grouped_bars
 from sparring.runtime.config import close_names
 from sparring.runtime.errors import ConfigError, UsageError
@@ -48,11 +59,13 @@ _PARENT = "tags.mlflow.parentRunId"
 
 @dataclass
 class Comparison:
-    runs: list[dict[str, Any]]  # run_id, name, short, status, sweep, params that differ, metrics
-    differing: list[str]  # shown: swept params first, then the others by name
+    # run_id, name, short, plain (the name says only pipeline and config hash), status, sweep,
+    # params that differ, metrics
+    runs: list[dict[str, Any]]
+    differing: list[str]  # swept params first, then those telling the most runs apart
     swept: list[str]
     metrics: list[str]
-    legend: dict[str, str]  # column header -> full param name
+    legend: dict[str, str]  # column header (as printed) -> full param or metric name
     plot: Location | None
     text: str
     hidden: list[str] = field(default_factory=list)  # differing infrastructure/path params
@@ -69,6 +82,26 @@ def short_run_name(name: str, run_id: str) -> str:
     if len(words) >= 2 and words[-1] == "more" and words[-2].startswith("+"):
         words = words[:-2]
     return " ".join(words) or run_id[:8]
+
+
+def plain_name(short: str, run_id: str, pipeline: str, config_hash: str) -> bool:
+    """Whether a run's short name (``short_run_name``) says nothing that the table does not:
+    its short id, or the default name's pipeline and config hash alone (``evolve 3f2a1c``:
+    runs with different params have different hashes, which read as nothing to a person)."""
+    return short == run_id[:8] or bool(pipeline and short == f"{pipeline} {config_hash[:6]}")
+
+
+def telling_apart(frame: pd.DataFrame, keys: list[str]) -> list[str]:
+    """``keys`` (params that differ between the runs of ``frame``) ordered by how many runs
+    each tells apart: the runs not holding its most common value (a param set differently in
+    one run out of twenty comes after the seed set differently in each), then by how many
+    values it takes, then by name."""
+
+    def key(name: str) -> tuple[int, int, str]:
+        counts = frame[f"params.{name}"].fillna("").astype(str).value_counts()
+        return (-(len(frame) - int(counts.iloc[0])), -len(counts), name)
+
+    return sorted(keys, key=key)
 
 
 def _model_runs(client: MlflowClient, model: str) -> dict[str, str]:
@@ -128,7 +161,36 @@ def _search(
         ) from None
     assert isinstance(frame, pd.DataFrame)
     column = f"tags.{PARENT_TAG}"
-    return frame[frame[column] != "true"] if column in frame else frame
+    return _one_run_per_trial(frame[frame[column] != "true"] if column in frame else frame)
+
+
+_TRIAL = "tags.tune_trial"  # tuning.trial.TRIAL_TAG (importing that module imports Ray)
+_TRIAL_STATE = "tags.trial_state"  # what the search's end tags a trial's record with
+
+
+def _one_run_per_trial(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with one run per trial of a ``sparring tune`` search, in its order: a trial a
+    resumed search reran has a run per attempt (one trial id); the one kept is its record, the
+    run tagged ``trial_state``, then a FINISHED one, then the newest. Runs of no trial stay."""
+    if _TRIAL not in frame:
+        return frame
+    best: dict[tuple[str, str], tuple[tuple[bool, bool, float], Any]] = {}
+    for index, row in frame.iterrows():
+        trial = _text(row.get(_TRIAL))
+        if not trial:
+            continue
+        start = row.get("start_time")
+        rank = (
+            bool(_text(row.get(_TRIAL_STATE))),
+            row.get("status") == "FINISHED",
+            pd.Timestamp(start).timestamp() if start is not None and pd.notna(start) else 0.0,
+        )
+        key = (_text(row.get(_PARENT)), trial)
+        if key not in best or rank > best[key][0]:
+            best[key] = (rank, index)
+    kept = {index for _, index in best.values()}
+    trials = frame[_TRIAL].map(_text)
+    return frame[(trials == "") | frame.index.isin(kept)]
 
 
 def _check_metrics(frame: pd.DataFrame, wanted: list[str], where: str) -> None:
@@ -281,17 +343,21 @@ def compare(
     parents = _parents(client, frame)
     swept = list(dict.fromkeys(k for _, keys in parents.values() for k in keys))
     swept = [k for k in swept if k in varying and k not in hidden]
-    differing = swept + [k for k in varying if k not in swept and k not in hidden]
+    others = telling_apart(frame, [k for k in varying if k not in swept and k not in hidden])
+    differing = swept + others
     runs = []
     for _, row in frame.iterrows():
         run_id = str(row["run_id"])
         name = labels.get(run_id) or str(row.get("tags.mlflow.runName") or run_id[:8])
         parent = _text(row.get(_PARENT)) or None
+        short = labels.get(run_id) or short_run_name(name, run_id)
+        pipeline, digest = _text(row.get("tags.pipeline")), _text(row.get("tags.config_hash"))
         runs.append(
             {
                 "run_id": run_id,
                 "name": name,
-                "short": labels.get(run_id) or short_run_name(name, run_id),
+                "short": short,
+                "plain": plain_name(short, run_id, pipeline, digest),
                 "status": row["status"],
                 "parent_run_id": parent,
                 "sweep": parents[parent][0] if parent else None,
@@ -347,7 +413,13 @@ def _print_terminal(
     cmp: Comparison, sweeps: dict[str, str], headers: dict[str, str], title: str, metric: str
 ) -> str:
     """Print the title, one line per run fitted to the terminal and the notes; return them.
-    The sweep and status columns appear only when they tell runs apart."""
+
+    The sweep and status columns appear only when they tell runs apart (status also when
+    every run ended the same way but not FINISHED); the run column only when a name says more
+    than the pipeline and config hash (``plain_name``). The params are taken in
+    ``cmp.differing``'s order while they fit, headers abbreviated if need be (``fit_widths``);
+    the legend names in full every header shown short or abbreviated. Sets ``cmp.legend`` and
+    ``cmp.left_out`` to what was printed."""
     width = fit_console()
     columns = [
         Column("#", right=True),
@@ -355,35 +427,51 @@ def _print_terminal(
         Column("sweep"),
         Column("run", limit=40, shrink=13),
         Column("status"),
-        *[Column(headers[k] + (" *" if k in cmp.swept else ""), drop=True) for k in cmp.differing],
-        *[Column(m, right=True) for m in cmp.metrics],
+        *[
+            Column(
+                headers[k],
+                drop=True,
+                shrink=CELL_FLOOR,
+                abbreviate=True,
+                mark=" *" if k in cmp.swept else "",
+            )
+            for k in cmp.differing
+        ],
+        *[Column(m, right=True, abbreviate=True) for m in cmp.metrics],
     ]
+    full = ["", "", "", "", "", *cmp.differing, *cmp.metrics]  # a header's full name
     rows = [_cells(r, cmp, sweeps) for r in cmp.runs]
-    # the sweep and status columns only when they tell runs apart
-    empty = [i for i in (2, 4) if len({row[i] for row in rows}) < 2 and not rows[0][4]]
+    # the sweep, run and status columns only when they tell runs apart
+    empty = [2] if len({row[2] for row in rows}) < 2 else []
+    empty += [3] if all(r["plain"] for r in cmp.runs) else []
+    empty += [4] if {row[4] for row in rows} == {""} else []
     columns = [c for i, c in enumerate(columns) if i not in empty]
+    full = [c for i, c in enumerate(full) if i not in empty]
     rows = [[c for i, c in enumerate(row) if i not in empty] for row in rows]
     # a rule between two groups (a sweep's runs, or a run outside any sweep)
     group = [r["parent_run_id"] or r["run_id"] for r in cmp.runs]
     sections = [i for i in range(len(group) - 1) if group[i] != group[i + 1] and sweeps]
     heading = f"{title}: {len(cmp.runs)} run{'s' * (len(cmp.runs) != 1)} by {metric}"
     console.print(heading, markup=False, highlight=False)
-    table, cmp.left_out = print_fitted(columns, rows, sections, width)
-    shown = {c.header.removesuffix(" *") for c in columns} - {
-        h.removesuffix(" *") for h in cmp.left_out
-    }
-    notes = []
+    fitted = print_fitted(columns, rows, sections, width)
+    cmp.left_out = fitted.left_out
     # the legend names only the columns on screen, each mapping one word (wrapped whole)
-    if legend := {h: k for h, k in cmp.legend.items() if h in shown}:
-        notes.append("columns: " + "; ".join(f"{h}={k}" for h, k in legend.items()))
-    if cmp.swept and any(headers[k] in shown for k in cmp.swept):
+    cmp.legend = {}
+    for column, shown, name in zip(columns, fitted.shown, full, strict=True):
+        header = shown.removesuffix(column.mark)
+        if shown and name and header != name:
+            cmp.legend[header] = name
+    notes = []
+    if cmp.legend:
+        notes.append("columns: " + "; ".join(f"{h}={k}" for h, k in cmp.legend.items()))
+    if any(c.mark and shown for c, shown in zip(columns, fitted.shown, strict=True)):
         notes.append("* swept by its sweep")
-    if "sweep" in shown:
+    if "sweep" in fitted.shown:
         for label, name in cmp.sweeps.items():
             notes.append(f"sweep {label} = {name}")
     if cmp.left_out:
         notes.append(
-            f"not shown (the terminal is {width} columns): {', '.join(cmp.left_out)}; "
+            f"not shown in {width} columns: {', '.join(cmp.left_out)}; "
             "a wider terminal or --format csv shows them"
         )
     if cmp.hidden:
@@ -395,7 +483,7 @@ def _print_terminal(
         notes.append("- = the run did not log this metric")  # only where a "-" is shown
     for note in notes:
         console.print(note, markup=False, highlight=False)
-    return heading + "\n" + table + "\n".join(notes) + "\n"
+    return heading + "\n" + fitted.text + "\n".join(notes) + "\n"
 
 
 def _render(
