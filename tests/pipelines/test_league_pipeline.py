@@ -35,23 +35,28 @@ def test_versions_and_baselines_are_rated_and_tagged(ray_session, pipeline_confi
         register(client, "league-test", source, "champion")
     out = run(cfg)
     league = out["league"]
-    assert league.entrants == ["v1", "v2", "maniac", "tight_aggressive"]
-    assert (league.played, league.cached) == (6, 0)
+    # v2 plays exactly like the tight_aggressive table: the same agent, entered once (as v2)
+    assert league.entrants == ["v1", "v2", "maniac"]
+    assert league.same_as == {"tight_aggressive": "v2"}
+    assert "league: tight_aggressive plays exactly as v2" in league.text
+    assert (league.played, league.cached) == (3, 0)
     m = out["metrics"]
-    # v2 plays exactly like the tight_aggressive table: the same rating, both above v1
-    assert m["rating/v2"] > m["rating/v1"]
-    assert abs(m["rating/v2"] - m["rating/tight_aggressive"]) < 1e-6
+    assert m["rating/v2"] > m["rating/v1"] and m["chips/v2"] > m["chips/v1"]
+    assert "rating/tight_aggressive" not in m
+    assert league.rating_of("tight_aggressive") == league.rating_of("v2")
     recorded = client.get_run(out["run_id"])
-    assert recorded.data.metrics["pairs_played"] == 6
+    assert recorded.data.metrics["pairs_played"] == 3
     assert recorded.data.metrics["edge/v1/v2"] < 0
+    assert recorded.data.metrics["chips/v2"] == m["chips/v2"]
     artifacts = {a.path for a in client.list_artifacts(out["run_id"])}
     assert {"league.txt", "league.json", "league_edges.png", "config.yaml"} <= artifacts
     for version in ("1", "2"):
         tags = client.get_model_version("league-test", version).tags
         assert tags["league_rating"].startswith(f"{m[f'rating/v{version}']:+.0f} [")
+        assert tags["league_chips"].startswith(f"{m[f'chips/v{version}']:+.1f} bb/100 [")
         assert tags["league_run"] == out["run_id"]
     again = run(cfg)  # every pair is in the cache now
-    assert (again["league"].played, again["league"].cached) == (0, 6)
+    assert (again["league"].played, again["league"].cached) == (0, 3)
 
 
 RANDOM_BOT = Path(__file__).resolve().parents[2] / "examples" / "agents" / "random_bot.py"
@@ -65,11 +70,12 @@ class Crasher:
 
 
 def test_agent_specs_enter_the_league(ray_session, pipeline_config, tmp_path, capsys):
-    """A registered champion and a baseline named by spec enter as the chromosomes they are
-    (rated exactly as the version and the table that play alike); an outside program and an
-    in-process agent play through the game protocol on the same held-out deals; an agent that
-    fails forfeits its hands at the most a hand costs, said in one line per pair; a second run
-    reads every pair from the cache, the program's included."""
+    """A registered champion and a baseline named by spec are the chromosomes they are: both
+    play exactly as v1, so each is dropped as v1's duplicate before playing (one line each) and
+    rated as v1; an outside program and an in-process agent play through the game protocol on
+    the same held-out deals; an agent that fails forfeits its hands at the most a hand costs,
+    said in one line per pair; a second run reads every pair from the cache, the program's
+    included."""
     bot = f"cmd:{sys.executable} {RANDOM_BOT}"
     crasher = "py:tests.pipelines.test_league_pipeline:Crasher"
     cfg = pipeline_config(
@@ -91,27 +97,29 @@ def test_agent_specs_enter_the_league(ray_session, pipeline_config, tmp_path, ca
     register(client, "league-agents", source, "champion")
     out = run(cfg)
     league = out["league"]
-    names = ["v1", "calling_station", "champion@champion", "poker@tight_aggressive", bot, crasher]
+    names = ["v1", "calling_station", bot, crasher]
     assert league.entrants == names
-    keys = ["v1", "calling_station", "champion@champion", "poker@tight_aggressive",
-            "random_bot.py", "py_tests.pipelines.test_league_pipeline_Crasher"]  # fmt: skip
+    assert league.same_as == {"champion@champion": "v1", "poker@tight_aggressive": "v1"}
+    keys = ["v1", "calling_station", "random_bot.py",
+            "py_tests.pipelines.test_league_pipeline_Crasher"]  # fmt: skip
     m = {n: out["metrics"][metric_name("rating", k)] for n, k in zip(names, keys, strict=True)}
     for same in ("champion@champion", "poker@tight_aggressive"):
-        assert abs(m[same] - m["v1"]) < 1e-6
+        assert league.rating_of(same) == league.rating_of("v1")
     edges = league.edges  # (i, j): i's edge over j, its 95% interval
-    assert edges[(0, 2)][0] == 0.0  # the champion against itself by another name
     # the random program loses to the tight-aggressive champion; the crasher to everyone
-    assert edges[(0, 4)][0] > 0 and m["v1"] > m[bot]
-    assert all(edges[(i, 5)][1] > 0 for i in range(5))  # every interval above zero
-    assert min(m.values()) == m[crasher]
+    assert edges[(0, 2)][0] > 0 and m["v1"] > m[bot]
+    assert all(edges[(i, 3)][1] > 0 for i in range(3))  # every interval above zero
+    assert min(m.values()) == m[crasher] and league.ranking[-1] == crasher
     recorded = client.get_run(out["run_id"]).data.metrics
     assert recorded["rating/py_tests.pipelines.test_league_pipeline_Crasher"] == m[crasher]
     said = capsys.readouterr().out
-    assert said.count(f"league: {crasher} forfeited") == 5  # one line per pair
+    for same in ("champion@champion", "poker@tight_aggressive"):
+        assert said.count(f"league: {same} plays exactly as v1 (the same agent)") == 1
+    assert said.count(f"league: {crasher} forfeited") == 3  # one line per pair
     assert "(first: crash: " in said and "withdrawn after 3 in a row" in said
     again = run(cfg)  # a pair with forfeits is not kept: played again, said again
-    assert (again["league"].played, again["league"].cached) == (5, 10)
-    assert capsys.readouterr().out.count(f"league: {crasher} forfeited") == 5
+    assert (again["league"].played, again["league"].cached) == (3, 3)
+    assert capsys.readouterr().out.count(f"league: {crasher} forfeited") == 3
 
 
 def test_a_league_without_entrants_or_with_an_unknown_baseline_is_refused():

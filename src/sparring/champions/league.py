@@ -12,8 +12,14 @@ same deals (``arena.deal_play``: the ``n`` seat rotations of each deal, chromoso
 deal set's equities; an agent's program starts in its pair's task and ends with it). Each
 pair's per-deal results are cached in
 ``<cache_dir>/<deal set>-<digest a>-<digest b>.npy`` (entrants are keyed by what they play, not
-their name), so adding an entrant plays only its new pairs. ``tag_versions`` writes each
-registry version's rating on the version (``league_rating``, ``league_run``).
+their name), so adding an entrant plays only its new pairs. Each distinct agent enters once:
+an entrant that plays exactly as an earlier one (the same digest: ``champion@champion`` when the
+alias points at ``v7``, a baseline registered as a version) is dropped before any pair is
+played, said in one line. The table ranks by chips (each entrant's mean edge over the others,
+bb/100) beside the Bradley–Terry deal-win rating (``ga.league``: how often it wins a deal,
+whatever the margin), with a line saying which is which. ``tag_versions`` writes each registry
+version's rating and chips on the version (``league_rating``, ``league_chips``,
+``league_run``).
 
 Used by the ``league`` pipeline (which logs the whole league) and by ``retrain`` (which rates
 the champion after its decision).
@@ -21,7 +27,7 @@ the champion after its decision).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +46,16 @@ from sparring.champions.pairs import (
 )
 from sparring.champions.registry import load_champion, resolve_champion
 from sparring.config.evolve import EvolveConfig, LeagueSection
-from sparring.ga.league import Entrant, Ratings, champion_entrant, deal_edges, edge_interval, rate
+from sparring.ga.league import (
+    Entrant,
+    Ratings,
+    champion_entrant,
+    chip_scores,
+    deal_edges,
+    edge_interval,
+    pair_record,
+    rate,
+)
 from sparring.poker.bots import baseline, baseline_table
 from sparring.poker.deals import DealSet
 from sparring.reporting.console import console, print_table
@@ -50,35 +65,67 @@ from sparring.runtime.parallel import parallel_map
 from sparring.runtime.storage import locate
 
 __all__ = [
+    "CHIPS_TAG",
+    "LEGEND",
     "RATING_TAG",
     "AgentEntrant",
     "LeagueResult",
     "baseline_entrant",
+    "distinct_entrants",
     "gather_entrants",
+    "league_rows",
     "play_league",
     "rate_league",
     "tag_versions",
 ]
 
 RATING_TAG = "league_rating"
+CHIPS_TAG = "league_chips"
+LEGEND = (
+    "ranked by chips: mean edge over the other entrants, bb/100; pairs: opponents beaten-lost "
+    "to in chips; deal wins: how often it wins a deal, whatever the margin (Bradley-Terry, Elo)"
+)
 
 
 @dataclass
 class LeagueResult:
+    """The league's outcome. ``chips`` ranks it; ``ratings`` (deal wins) rates how often each
+    entrant wins a deal, blind to the margin, and may order it otherwise (``ga.league``)."""
+
     entrants: list[str]
-    ratings: Ratings
+    ratings: Ratings  # deal wins: Bradley-Terry, Elo scale, mean 0
     edges: dict[tuple[int, int], tuple[float, float, float]]  # (i, j), i < j -> mean, low, high
+    chips: np.ndarray  # (n, 3): mean edge over the others (bb/100), its 95% low, high
     played: int  # pairs played in this run
     cached: int  # pairs read from the cache
     text: str
+    same_as: dict[str, str] = field(default_factory=dict)  # a dropped entrant -> the one kept
+
+    @property
+    def ranking(self) -> list[str]:
+        """The entrants best first by chips (ties in entrant order)."""
+        return [self.entrants[k] for k in np.argsort(-self.chips[:, 0], kind="stable")]
+
+    def _index(self, name: str) -> int | None:
+        name = self.same_as.get(name, name)  # a duplicate is rated as the agent it is
+        return self.entrants.index(name) if name in self.entrants else None
 
     def rating_of(self, name: str) -> tuple[float, float, float] | None:
-        """An entrant's rating and its interval (None when it is not in the league)."""
-        if name not in self.entrants:
+        """An entrant's deal-win rating and its interval (None when it is not in the league;
+        an entrant dropped as another's duplicate has the other's)."""
+        k = self._index(name)
+        if k is None:
             return None
-        k = self.entrants.index(name)
         r = self.ratings
         return float(r.rating[k]), float(r.low[k]), float(r.high[k])
+
+    def chips_of(self, name: str) -> tuple[float, float, float] | None:
+        """An entrant's mean edge over the others (bb/100) and its interval, as ``rating_of``."""
+        k = self._index(name)
+        if k is None:
+            return None
+        mean, low, high = self.chips[k]
+        return float(mean), float(low), float(high)
 
 
 def baseline_entrant(name: str, seats: int, seed: int) -> Entrant:
@@ -140,6 +187,43 @@ def agent_entrant(text: str, model: str, seats: int, uri: str | None) -> AnyEntr
     return AgentEntrant(text)
 
 
+def distinct_entrants(entrants: list[AnyEntrant]) -> tuple[list[AnyEntrant], dict[str, str]]:
+    """Each agent once: an entrant whose digest (what it plays: a chromosome entrant's lone
+    player and table, an agent entrant's spec and program) is an earlier entrant's is dropped.
+    Returns the entrants kept, in order, and each dropped name -> the name kept for it."""
+    kept: dict[str, AnyEntrant] = {}
+    same_as: dict[str, str] = {}
+    for entrant in entrants:
+        first = kept.setdefault(entrant.digest, entrant)
+        if first is not entrant:
+            same_as[entrant.name] = first.name
+    return list(kept.values()), same_as
+
+
+def league_rows(
+    names: list[str],
+    chips: np.ndarray,
+    record: np.ndarray,
+    ratings: Ratings,
+) -> list[list[object]]:
+    """The league table's rows, best first by chips (``chip_scores``; ties in entrant order):
+    rank, entrant, chips [95%], pairs won-lost in chips (and drawn), deal-win rating [95%]."""
+    rows: list[list[object]] = []
+    for rank, k in enumerate(np.argsort(-chips[:, 0], kind="stable")):
+        won, drawn, lost = (int(x) for x in record[k])
+        mean, low, high = chips[k]
+        rows.append(
+            [
+                rank + 1,
+                names[k],
+                f"{mean:+.1f} [{low:+.1f}, {high:+.1f}]",
+                f"{won}-{lost}" + (f" ({drawn} even)" if drawn else ""),
+                f"{ratings.rating[k]:+.0f} [{ratings.low[k]:+.0f}, {ratings.high[k]:+.0f}]",
+            ]
+        )
+    return rows
+
+
 def play_league(
     entrants: list[AnyEntrant],
     deals: DealSet,
@@ -152,11 +236,23 @@ def play_league(
     limits: Limits | None = None,
     withdraw_after: int = 3,
 ) -> LeagueResult:
-    """Every pair (cached or played as Ray tasks), their edges and the ratings; prints the
-    league table (kept in the result's ``text``)."""
+    """Every pair of distinct agents (cached or played as Ray tasks), their edges, chips and
+    deal-win ratings; prints the league table ranked by chips, its legend and a line per entrant
+    dropped as another's duplicate (all kept in the result's ``text``)."""
     names = [e.name for e in entrants]
     if len(set(names)) != len(names):
         raise UsageError(f"entrant names repeat: {names}")
+    # before any pair is played: a duplicate would play itself to a draw and count twice
+    entrants, same_as = distinct_entrants(entrants)
+    dropped = [
+        f"league: {dup} plays exactly as {kept} (the same agent): entered once, as {kept}"
+        for dup, kept in same_as.items()
+    ]
+    for line in dropped:
+        console.print(line, soft_wrap=True)
+    names = [e.name for e in entrants]
+    if len(names) < 2:
+        raise UsageError(f"a league needs two distinct agents or more; found {names}")
     cache = Path(cache_dir)
     pairs = [(i, j) for i in range(len(entrants)) for j in range(i + 1, len(entrants))]
     results: dict[tuple[int, int], np.ndarray] = {}
@@ -202,28 +298,20 @@ def play_league(
     edges = {k: deal_edges(v) for k, v in results.items()}
     ratings = rate(names, edges, bootstrap=bootstrap, seed=seed)
     intervals = {k: edge_interval(e) for k, e in edges.items()}
-    order = np.argsort(-ratings.rating, kind="stable")
-    rows = [
-        [
-            rank + 1,
-            names[i],
-            f"{ratings.rating[i]:+.0f}",
-            f"[{ratings.low[i]:+.0f}, {ratings.high[i]:+.0f}]",
-            f"{np.mean([_edge(intervals, i, j) for j in range(len(names)) if j != i]):+.1f}",
-        ]
-        for rank, i in enumerate(order)
-    ]
+    # ranked by chips, not by the deal-win rating: that one counts how often a deal is won, not
+    # by how much, and put a bot that lost chips to 9 of 10 opponents 5th of 11 (#47 item 12)
+    chips = chip_scores(edges, len(names))
     text = print_table(
         f"League: {len(names)} entrants, {len(deals)} held-out deals "
         f"({len(todo)} pairs played, {len(pairs) - len(todo)} from the cache)",
-        ["#", "entrant", "rating (Elo scale)", "95% interval", "mean edge bb/100"],
-        rows,
+        ["#", "entrant", "chips bb/100 [95%]", "pairs won-lost", "deal wins, Elo [95%]"],
+        league_rows(names, chips, pair_record(edges, len(names)), ratings),
     )
-    return LeagueResult(names, ratings, intervals, len(todo), len(pairs) - len(todo), text)
-
-
-def _edge(intervals: dict, i: int, j: int) -> float:
-    return intervals[(i, j)][0] if i < j else -intervals[(j, i)][0]
+    console.print(LEGEND, soft_wrap=True)
+    text = "\n".join([text.rstrip("\n"), LEGEND, *dropped]) + "\n"
+    return LeagueResult(
+        names, ratings, intervals, chips, len(todo), len(pairs) - len(todo), text, same_as
+    )
 
 
 def rate_league(
@@ -253,10 +341,15 @@ def rate_league(
 
 
 def tag_versions(client: MlflowClient, model: str, result: LeagueResult, run_id: str) -> None:
-    """Tag each registry version in the league with its rating and the run that rated it."""
-    r = result.ratings
-    for k, name in enumerate(result.entrants):
-        if name.startswith("v") and name[1:].isdigit():
-            text = f"{r.rating[k]:+.0f} [{r.low[k]:+.0f}, {r.high[k]:+.0f}]"
-            client.set_model_version_tag(model, name[1:], RATING_TAG, text)
-            client.set_model_version_tag(model, name[1:], "league_run", run_id)
+    """Tag each registry version in the league (one dropped as another entrant's duplicate
+    too, with that entrant's numbers) with its deal-win rating, its chips and the run."""
+    for name in [*result.entrants, *result.same_as]:
+        rating, chips = result.rating_of(name), result.chips_of(name)
+        if not (name.startswith("v") and name[1:].isdigit()) or rating is None or chips is None:
+            continue
+        version = name[1:]
+        text = "{:+.0f} [{:+.0f}, {:+.0f}]".format(*rating)
+        client.set_model_version_tag(model, version, RATING_TAG, text)
+        text = "{:+.1f} bb/100 [{:+.1f}, {:+.1f}]".format(*chips)
+        client.set_model_version_tag(model, version, CHIPS_TAG, text)
+        client.set_model_version_tag(model, version, "league_run", run_id)

@@ -1,4 +1,4 @@
-"""A league of hold'em players: every pair meets in both seatings; Bradley–Terry ratings.
+"""A league of hold'em players: every pair meets in both seatings; chips and deal-win ratings.
 
 An *entrant* is a lone player and the N-1 opponents it fields when it is the table: a champion
 fields N-1 copies of itself, a baseline table its own mix (``baseline_table``). A *pairing* of A
@@ -9,12 +9,23 @@ and B plays every rotation of every held-out deal twice (``play_deals``):
 
 Per deal, A's *edge* over B is half the difference of the two lone players' bb/100; it is
 antisymmetric, and its mean over the deals, with a 95% normal interval, is the pairwise result.
-The ratings come from a Bradley–Terry model of the deals each entrant won against each other
-(ties count half), fitted by Hunter's MM iterations with half a win and half a loss against
-every opponent as a prior (a player that never wins still gets a finite rating), on the Elo
-scale (400 log10 of the strength, mean 0). Intervals are the 2.5–97.5% quantiles of the ratings
-refitted on bootstrap resamples of the deals (the same resamples for every pair, from ``seed``):
-nothing depends on the order of the entrants.
+Two measures of an entrant, which can disagree:
+
+- *chips* (``chip_scores``): its mean edge over the other entrants, bb/100, with a 95% normal
+  interval over the deals: how many chips it wins from the average opponent. The league ranks
+  by this; ``pair_record`` counts the opponents it beats and loses to in chips.
+- *deal wins* (``rate``): a Bradley–Terry model of the deals each entrant won against each other
+  (ties count half), fitted by Hunter's MM iterations with half a win and half a loss against
+  every opponent as a prior (a player that never wins still gets a finite rating), on the Elo
+  scale (400 log10 of the strength, mean 0). It scores a deal by the sign of the edge alone, so
+  it rates how *often* an entrant wins a deal, not by how much. In a 10-seat league of the
+  baselines the maniac (winning over a third of its deals against the random and mixed tables,
+  losing the rest by whole pots) rated above the calling station, which wins fewer deals but
+  loses less on the others: in chips it beats the maniac and loses less to every other (#47
+  item 12: a bot last in chips rated 5th of 11). Intervals are the 2.5–97.5% quantiles of the
+  ratings refitted on bootstrap resamples of the deals (the same resamples for every pair).
+
+Neither depends on the order of the entrants.
 """
 
 from __future__ import annotations
@@ -86,6 +97,41 @@ def edge_interval(edges: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
+def field_edges(edges: dict[tuple[int, int], np.ndarray], n: int) -> np.ndarray:
+    """(n, D): per deal, each entrant's edge over the field, its mean edge (bb/100) over the
+    n - 1 others on that deal. ``edges`` must hold every pair (i, j), i < j (a round robin):
+    an entrant's score over only some opponents would not be comparable with the others'."""
+    missing = [(i, j) for i in range(n) for j in range(i + 1, n) if (i, j) not in edges]
+    if n < 2 or missing:
+        raise ValueError(f"a field of {n} needs every pair; missing {missing[:3]}")
+    deals = len(next(iter(edges.values())))
+    total = np.zeros((n, deals))
+    for (i, j), e in edges.items():
+        total[i] += e
+        total[j] -= e  # antisymmetric: j's edge over i
+    return total / (n - 1)
+
+
+def chip_scores(edges: dict[tuple[int, int], np.ndarray], n: int) -> np.ndarray:
+    """(n, 3): each entrant's mean edge over the other entrants (bb/100, the chips it wins
+    from the average opponent) and its 95% normal interval over the deals. The deals are the
+    same for every pair, so a deal's edges over the field are averaged before the spread is
+    taken (``edge_interval`` of ``field_edges``' row)."""
+    return np.array([edge_interval(row) for row in field_edges(edges, n)])
+
+
+def pair_record(edges: dict[tuple[int, int], np.ndarray], n: int) -> np.ndarray:
+    """(n, 3) ints: for each entrant the opponents it beat, drew with and lost to in chips
+    (the sign of the pair's mean edge)."""
+    record = np.zeros((n, 3), dtype=int)  # won, drawn, lost
+    for (i, j), e in edges.items():
+        m = float(e.mean())
+        a, b = (0, 2) if m > 0 else (2, 0) if m < 0 else (1, 1)
+        record[i, a] += 1
+        record[j, b] += 1
+    return record
+
+
 def win_matrix(edges: dict[tuple[int, int], np.ndarray], n: int, rows: np.ndarray) -> np.ndarray:
     """wins[i, j]: deals (of ``rows``) that i won against j; a tie counts half to each."""
     wins = np.zeros((n, n))
@@ -130,7 +176,9 @@ def rate(
     bootstrap: int = 200,
     seed: int = 0,
 ) -> Ratings:
-    """Ratings with bootstrap intervals from per-deal edges of pairs (i, j), i < j."""
+    """Deal-win ratings (Bradley–Terry, Elo scale) with bootstrap intervals from per-deal
+    edges of pairs (i, j), i < j: how often each wins a deal, whatever the margin (for the
+    chips, ``chip_scores``)."""
     n = len(names)
     deals = len(next(iter(edges.values())))
     everything = np.arange(deals)
@@ -149,8 +197,11 @@ __all__ = [
     "Ratings",
     "bradley_terry",
     "champion_entrant",
+    "chip_scores",
     "deal_edges",
     "edge_interval",
+    "field_edges",
+    "pair_record",
     "play_pair",
     "rate",
     "win_matrix",

@@ -2,12 +2,14 @@
 
 The entrants (``league.*``) play every pair on the held-out deals of the evolve config in both
 seatings, through the pair cache (``champions.league``: adding an entrant plays only its new
-pairs). The run records the held-out deal set as its input and logs the ratings and edges
-(``rating/<entrant>``: an agent spec by ``arena.agents.short_name``, a program by its file;
-``rating_low/…``, ``rating_high/…``, ``edge/<a>/<b>``, ``entrants``,
-``pairs_played``, ``pairs_cached``), the table (``league.txt``), the same numbers as JSON
-(``league.json``) and a heatmap of the edges (``league_edges.png``); with
-``league.tag_versions`` each registry version is tagged with its rating.
+pairs; each distinct agent once). The run records the held-out deal set as its input and
+logs the chips, ratings and edges (``chips/<entrant>``: its mean edge over the others, bb/100,
+what the table ranks by; ``rating/<entrant>``: its deal-win rating, Elo scale; an agent spec
+named by ``arena.agents.short_name``, a program by its file; ``chips_low/…``, ``chips_high/…``,
+``rating_low/…``, ``rating_high/…``, ``edge/<a>/<b>``, ``entrants``, ``pairs_played``,
+``pairs_cached``), the table (``league.txt``), the same numbers as JSON (``league.json``) and a
+heatmap of the edges (``league_edges.png``); with ``league.tag_versions`` each registry version
+is tagged with its rating and chips.
 """
 
 from __future__ import annotations
@@ -31,8 +33,8 @@ __all__ = ["run"]
 
 def run(job: LeagueConfig) -> dict[str, Any]:
     """Run the league; returns the entrants, ratings, the MLflow run id and ``metrics``
-    (``rating/<entrant>``, ``pairs_played``, ``pairs_cached``); the ``league`` result holds the
-    entrants, ratings, edges and table."""
+    (``chips/<entrant>``, ``rating/<entrant>``, ``pairs_played``, ``pairs_cached``); the
+    ``league`` result holds the entrants, chips, ratings, edges and table."""
     with pipeline_session(job, "league") as session:
         session.output("pair cache", Path(job.league.cache_dir).resolve())
         held_settings = job.deal_set("heldout")
@@ -49,6 +51,9 @@ def run(job: LeagueConfig) -> dict[str, Any]:
         metric_name("rating", k): float(v)
         for k, v in zip(keys, result.ratings.rating, strict=True)
     }
+    metrics |= {
+        metric_name("chips", k): float(v) for k, v in zip(keys, result.chips[:, 0], strict=True)
+    }
     metrics.update(pairs_played=result.played, pairs_cached=result.cached)
     return session.results(metrics, league=result)
 
@@ -63,6 +68,8 @@ def _log(session: Session, result: LeagueResult) -> None:
     }
     keys = short_names(result.entrants)  # a program by its file's name, unique
     for k, name in enumerate(keys):
+        for part, value in zip(("chips", "chips_low", "chips_high"), result.chips[k], strict=True):
+            metrics[metric_name(part, name)] = float(value)
         metrics[metric_name("rating", name)] = float(r.rating[k])
         metrics[metric_name("rating_low", name)] = float(r.low[k])
         metrics[metric_name("rating_high", name)] = float(r.high[k])
@@ -90,6 +97,11 @@ def _as_json(result: LeagueResult) -> dict[str, Any]:
     r = result.ratings
     return {
         "entrants": result.entrants,
+        "ranking": result.ranking,  # by chips
+        "same_as": result.same_as,  # an entrant dropped as another's duplicate -> the one kept
+        "chips": result.chips[:, 0].tolist(),
+        "chips_low": result.chips[:, 1].tolist(),
+        "chips_high": result.chips[:, 2].tolist(),
         "rating": r.rating.tolist(),
         "low": r.low.tolist(),
         "high": r.high.tolist(),
