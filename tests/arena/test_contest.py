@@ -68,3 +68,24 @@ def test_the_wilson_interval_covers_the_true_score_about_95_percent_of_the_time(
             _, low, high = score_interval(rng.binomial(1, p, 30).astype(float))
             covered += low <= p <= high
         assert 0.92 <= covered / 2000 <= 0.99, (p, covered)
+
+
+def test_poker_results_in_bb_per_100_hands_with_their_interval():
+    """#47 item 11: beside the score, A's chips. Unit 0: two hands, A alone in seat 0 wins 4
+    then loses 2 chips (+1 chip a hand = +50 bb/100); unit 1: A holds seats 0 and 2 of three
+    and nets 6 and 0 over them in one hand (+3 a seat = +150 bb/100). A pair of units a score
+    cannot tell apart (both won) differs in chips."""
+    from sparring.arena.contest import mean_interval, pair_bb100
+
+    block = {"a": "x", "b": "y"}
+    units = [
+        {"unit": 1, "games": [{"returns": [4.0, -2.0, 2.0], "seating": ["A", "B", "A"]}]},
+        {"unit": 0, "games": [{"returns": [4.0, -4.0], "seating": ["A", "B"]},
+                              {"returns": [-2.0, 2.0], "seating": ["A", "B"]}]},
+    ]  # fmt: skip
+    bb100 = pair_bb100([{"block": block, "units": units}], "x", "y")
+    assert bb100.tolist() == [50.0, 150.0]  # in unit order
+    mean, low, high = mean_interval(bb100)
+    assert mean == 100.0 and low < 100.0 < high
+    assert high - low == pytest.approx(2 * 1.96 * np.std([50, 150], ddof=1) / np.sqrt(2))
+    assert mean_interval(np.array([7.0])) == (7.0, 7.0, 7.0)  # one unit: no spread to show

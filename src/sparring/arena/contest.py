@@ -260,6 +260,33 @@ def score_interval(scores: np.ndarray, z: float = 1.96) -> tuple[float, float, f
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
+BIG_BLIND = 2  # chips: the engine's blinds are 1 and 2, its bets 2 (preflop, flop), 4 after
+
+
+def pair_bb100(results: Sequence[dict[str, Any]], a: str, b: str) -> np.ndarray:
+    """Poker: A's result per unit against B in bb/100 (big blinds per 100 hands, a hand's
+    result being A's mean return over the seats it holds), in unit order. A unit's hands are
+    the same cards dealt to both seatings, so its luck largely cancels."""
+    units = sorted(
+        (u for r in results if (r["block"]["a"], r["block"]["b"]) == (a, b) for u in r["units"]),
+        key=lambda u: u["unit"],
+    )
+    per_unit = []
+    for u in units:
+        won = sum(_side(g["returns"], g["seating"], "A") for g in u["games"])
+        per_unit.append(100.0 * won / (BIG_BLIND * max(1, len(u["games"]))))
+    return np.array(per_unit, np.float64)
+
+
+def mean_interval(values: np.ndarray, z: float = 1.96) -> tuple[float, float, float]:
+    """The mean of ``values`` and its 95% normal interval (a point when there is one value)."""
+    if values.size == 0:
+        return float("nan"), float("nan"), float("nan")
+    mean = float(values.mean())
+    half = z * float(values.std(ddof=1)) / np.sqrt(values.size) if values.size > 1 else 0.0
+    return mean, mean - half, mean + half
+
+
 def elo(score: float) -> float:
     """The logistic Elo difference of a mean score (clipped away from 0 and 1)."""
     s = min(max(score, 1e-3), 1 - 1e-3)

@@ -35,6 +35,8 @@ from sparring.arena.contest import (
     blocks_for,
     contest_secret,
     elo,
+    mean_interval,
+    pair_bb100,
     pair_scores,
     play_block,
     score_interval,
@@ -238,7 +240,8 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         session.log_metrics(metrics)
         session.table(
             f"arena: {job.kind.value} in {job.game}",
-            ["A", "B", "units", "A's score", "Elo (95%)", "forfeits A/B"],
+            ["A", "B", "units", "A's score", "Elo (95%)",
+             *(["A's bb/100 (95%)"] if job.game == "poker" else []), "forfeits A/B"],
             rows,
             artifact="pairs.txt",
         )
@@ -288,8 +291,13 @@ def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, floa
         metrics |= {f"{name}/score": mean, f"{name}/elo": elo(mean), f"{name}/units": scores.size,
                     f"{name}/score_low": low, f"{name}/score_high": high}  # fmt: skip
         shown = _elo_interval(mean, low, high)
-        rows.append([a, b, scores.size, f"{mean:.3f}", shown,
-                     f"{faults.count('A')}/{faults.count('B')}"])  # fmt: skip
+        row = [a, b, scores.size, f"{mean:.3f}", shown]
+        if job.game == "poker":  # the chips beside the score (a unit won by 1 chip scores 1)
+            chips, chips_low, chips_high = mean_interval(pair_bb100(results, a, b))
+            metrics |= {f"{name}/bb100": chips, f"{name}/bb100_low": chips_low,
+                        f"{name}/bb100_high": chips_high}  # fmt: skip
+            row.append(f"{chips:+.1f} [{chips_low:+.1f}, {chips_high:+.1f}]")
+        rows.append([*row, f"{faults.count('A')}/{faults.count('B')}"])
     return metrics, rows
 
 
