@@ -386,3 +386,33 @@ def test_two_acpc_programs_ending_alike_are_two_entrants_and_invalid_actions_are
     hands = Path(client.download_artifacts(result["run_id"], "hands.log", str(tmp_path)))
     seated = {n for line in hands.read_text().splitlines() for n in line.split(":")[-1].split("|")}
     assert {"folder_a.game", "caller_a.game"} <= seated  # (blanks as _: the log's format)
+
+
+def test_eleusis_by_default_tells_a_learner_from_random_and_keeps_its_record_short(tmp_path):
+    """#47 item 16: on the registered game's Dirichlet deck nearly every game hit the cap,
+    learner or not; the arena's default deck (Zipf) lets a learner finish in hundreds of guesses
+    where random never does. ``eleusis.*`` sets deck, harma and cap; a bad one is one line, and
+    games.txt holds twelve guesses a line."""
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    done = run_pipeline(
+        "arena", "game=eleusis", "agent=eleusis@kl_ucb", "field=[random]", "units=3", "block=3",
+        f"output_dir={tmp_path / 'arena'}", f"tracking.uri={uri}", cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    client = MlflowClient(uri)
+    [run] = client.search_runs([client.get_experiment_by_name("arena").experiment_id])
+    assert run.data.params["eleusis.deck"] == "zipf"
+    assert run.data.metrics["pair/eleusis_kl_ucb/random/score"] == 1.0  # every unit
+    text = Path(client.download_artifacts(run.info.run_id, "games.txt", str(tmp_path))).read_text()
+    rows = [json.loads(line) for line in Path(client.download_artifacts(
+        run.info.run_id, "games.jsonl", str(tmp_path))).read_text().splitlines()]  # fmt: skip
+    guesses = sum(len(r["actions"]) for r in rows)
+    assert sum(len(r["actions"]) == 2000 for r in rows) == 3  # random: the cap, every time
+    assert len(text.splitlines()) < guesses / 10  # (one line a guess before)
+    assert "1-12: " in text and "end: returns [-2000]" in text
+
+    refused = run_pipeline("arena", "game=eleusis", "eleusis.deck=zipff", "eleusis.cap=0",
+                           cwd=tmp_path, timeout=120)  # fmt: skip
+    assert refused.returncode == 2
+    [line] = refused.stderr.strip().splitlines()
+    assert "eleusis.deck=zipff is not allowed" in line and "unknown family 'zipff'" in line

@@ -115,17 +115,27 @@ class Block:
     start: int
     stop: int
     seats: int = 0
+    variant: str = ""  # the game's settings (Eleusis: "deck=zipf;harma=100;cap=2000"), "" none
 
     @property
     def key(self) -> str:
         table = f"|{self.seats} seats" if self.seats else ""
-        return f"{self.a}|{self.b}|{self.start}-{self.stop}{table}"
+        variant = f"|{self.variant}" if self.variant else ""
+        return f"{self.a}|{self.b}|{self.start}-{self.stop}{table}{variant}"
 
 
-def table(game: str, seats: int = 0) -> Any:
-    """The game ``game`` played at ``seats`` seats (0: as registered). Only poker has a table
-    size: at n seats a unit is n hands of one deal, A in each seat once, B in the others (a
-    duplicate rotation)."""
+def table(game: str, seats: int = 0, variant: str = "") -> Any:
+    """The game ``game`` played at ``seats`` seats (0: as registered), with the settings of
+    ``variant`` ("" as registered; Eleusis: ``deck=...;harma=...;cap=...``). Only poker has a
+    table size: at n seats a unit is n hands of one deal, A in each seat once, B in the others
+    (a duplicate rotation)."""
+    if variant:
+        if game != "eleusis":
+            raise ValueError(f"{game} has no settings ({variant})")
+        from sparring.eleusis.game import Eleusis
+
+        settings = dict(item.split("=", 1) for item in variant.split(";"))
+        return Eleusis(settings["deck"], int(settings["harma"]), int(settings["cap"]))
     registered = game_api.get(game)
     if not seats or seats == registered.num_players:
         return registered
@@ -152,7 +162,7 @@ def play_block(
     not). ``resolved``: what the driver read for a spec that needs it (a champion's chromosome,
     by spec). ``secret``: the contest's (``contest_secret``), from which every unit's chance and
     every seat's start-message seed are derived."""
-    game = table(block.game, block.seats)
+    game = table(block.game, block.seats, block.variant)
     layout = seatings(game)
     roles = {"A": block.a, "B": block.b}
     seats_of = {r: max(sum(1 for who in seating if who == r) for seating in layout) for r in roles}
@@ -232,9 +242,14 @@ def _game_row(record: GameRecord) -> dict[str, Any]:
     }
 
 
-def blocks_for(game: str, a: str, b: str, units: int, block: int, seats: int = 0) -> list[Block]:
+def blocks_for(
+    game: str, a: str, b: str, units: int, block: int, seats: int = 0, variant: str = ""
+) -> list[Block]:
     """``units`` units of ``a`` against ``b`` cut into blocks of ``block`` units."""
-    return [Block(game, a, b, s, min(s + block, units), seats) for s in range(0, units, block)]
+    return [
+        Block(game, a, b, s, min(s + block, units), seats, variant)
+        for s in range(0, units, block)
+    ]
 
 
 def pair_scores(results: Sequence[dict[str, Any]], a: str, b: str) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Readable records of a contest's games (``games.txt``), beside the machine-readable
 ``games.jsonl``: each game replayed from its seed and opening through the game protocol, one
 line per decision naming the seat, its agent and the action as the game writes it (FlagBots: a
-move in the engine's notation, ``b2-b3``; Mus and Eleusis: their words), then the end.
+move in the engine's notation, ``b2-b3``; Mus: its words; Eleusis: its guesses, twelve a line,
+each with the feedback it got), then the end.
 
     game 3: unit 1, seed 1843..., flagbots
       start 5/1NNN1/5/1SSS1/5 s 20
@@ -43,6 +44,9 @@ def game_record(
     start = getattr(state, "to_text", None)
     if callable(start):
         lines.append(f"  start {start()}" + (f" (after {' '.join(opening)})" if opening else ""))
+    if callable(getattr(state, "feedback_text", None)):  # Eleusis: thousands of guesses
+        lines += _guesses(state, row["actions"], names[0] if names else "?")
+        row = {**row, "actions": []}
     for ply, action in enumerate(row["actions"], start=1):
         seat = state.current_player()
         who = names[seat] if 0 <= seat < len(names) else "?"
@@ -61,6 +65,27 @@ def game_record(
         end += "; stopped at the decision cap (a draw)"
     lines.append(end)
     return "\n".join(lines) + "\n"
+
+
+GUESSES_PER_LINE = 12
+
+
+def _guesses(state: Any, actions: Sequence[Any], who: str) -> list[str]:
+    """A one-player game of guesses with feedback (Eleusis), ``GUESSES_PER_LINE`` guesses a
+    line, each followed by its feedback mark: 2,000 guesses are 167 lines, not 2,000."""
+    lines = [f"  guesses of {who} (= both right, s suit, n number, - neither):"]
+    marks = []
+    for action in actions:
+        try:
+            state.apply_action(action)
+        except IllegalActionError:
+            marks.append(f"{action} (refused on replay)")
+            break
+        marks.append(f"{action}{state.feedback_text()}")
+    for first in range(0, len(marks), GUESSES_PER_LINE):
+        chunk = marks[first : first + GUESSES_PER_LINE]
+        lines.append(f"  {first + 1}-{first + len(chunk)}: {', '.join(chunk)}")
+    return lines
 
 
 def _number(value: float) -> float | int:

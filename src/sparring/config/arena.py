@@ -76,6 +76,35 @@ class SPRTConfig:
 
 
 @dataclass
+class EleusisArenaConfig:
+    """``eleusis.*`` (game=eleusis): the deck nature draws from, the starting harma and the cap.
+
+    The default deck is a Zipf law over the cards: a learning scientist finds its likely cards
+    in a few hundred guesses and a random one never does, so a contest tells them apart (on the
+    registered game's Dirichlet deck nearly every game, learner or not, ran into the cap)."""
+
+    deck: str = "zipf"  # a deck family of sparring.eleusis.decks, with its parameters
+    harma: int = 100  # the starting harma (the spec's)
+    cap: int = 2000  # guesses before the game is a DNF scoring -cap (each guess is a message)
+
+    def check(self) -> None:
+        from sparring.eleusis.decks import parse_deck
+        from sparring.eleusis.limits import MAX_CAP, MAX_H0
+
+        try:
+            parse_deck(self.deck)
+        except ValueError as exc:
+            raise ConfigError("eleusis.deck", self.deck, f"a deck ({exc})") from None
+        checks.integer("eleusis.harma", self.harma, 1, MAX_H0)
+        checks.integer("eleusis.cap", self.cap, 1, MAX_CAP)
+
+    @property
+    def variant(self) -> str:
+        """The game these settings make, as ``contest.table`` reads it."""
+        return f"deck={self.deck};harma={self.harma};cap={self.cap}"
+
+
+@dataclass
 class ArenaConfig:
     """A gauntlet, a round robin or an SPRT head-to-head of agent specs in ``game``."""
 
@@ -93,6 +122,7 @@ class ArenaConfig:
     model_name: str = "sparring-holdem-champion"  # the registered model champion@ specs name
     limits: LimitsConfig = dataclasses.field(default_factory=LimitsConfig)
     sprt: SPRTConfig = dataclasses.field(default_factory=SPRTConfig)
+    eleusis: EleusisArenaConfig = dataclasses.field(default_factory=EleusisArenaConfig)
     ray: RayConfig = dataclasses.field(default_factory=RayConfig)
     tracking: TrackingConfig = dataclasses.field(default_factory=TrackingConfig)
     storage: StorageConfig = dataclasses.field(default_factory=StorageConfig)
@@ -130,6 +160,12 @@ class ArenaConfig:
         checks.name("model_name", self.model_name)  # it goes into a registry filter
         self.limits.check_programs(self.entrants)
         self.sprt.test()
+        self.eleusis.check()
+
+    @property
+    def variant(self) -> str:
+        """The game's settings beyond its name (Eleusis: ``eleusis.*``), "" for none."""
+        return self.eleusis.variant if self.game == "eleusis" else ""
 
     @property
     def under_test(self) -> str | None:

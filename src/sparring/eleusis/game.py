@@ -78,6 +78,16 @@ class EleusisPlay:
             "dnf": self.game.dnf,
         }
 
+    def feedback_text(self) -> str:
+        """The last feedback as one mark, for a readable record: ``=`` both right, ``s`` the
+        suit right, ``n`` the number right, ``-`` neither ("" before the first guess)."""
+        last = self.last
+        if last is None:
+            return ""
+        if last.suit_right and last.number_right:
+            return "="
+        return "s" if last.suit_right else "n" if last.number_right else "-"
+
     def clone(self) -> EleusisPlay:
         other = EleusisPlay(copy.copy(self.game))  # the deck's cdf is shared, never written
         other.last = self.last

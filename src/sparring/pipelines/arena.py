@@ -131,8 +131,8 @@ def _sprt(
     done = 0
     while decision == "continue" and done < test.max_units:
         stop = min(test.max_units, done + wave * job.block)
-        blocks = [Block(job.game, a, b, s, min(s + job.block, stop), job.seats or 0)
-                  for s in range(done, stop, job.block)]  # fmt: skip
+        blocks = [Block(job.game, a, b, s, min(s + job.block, stop), job.seats or 0,
+                        job.variant) for s in range(done, stop, job.block)]  # fmt: skip
         results += _play(job, cache, blocks, wave, resolved)
         done = stop
         decision, used = test.decide(pair_scores(results, a, b))
@@ -214,7 +214,9 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         else:
             blocks = [
                 blk for a, b in job.pairs()
-                for blk in blocks_for(job.game, a, b, job.units, job.block, job.seats or 0)
+                for blk in blocks_for(
+                    job.game, a, b, job.units, job.block, job.seats or 0, job.variant
+                )
             ]  # fmt: skip
             # every block at once (one bar): the waves are the SPRT's, which decides between
             results = _play(job, cache, blocks, max(1, len(blocks)), champions)
@@ -266,7 +268,7 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         if job.game == "poker":
             session.run.log_text(_hand_histories(job, results), "hands.log")
         else:  # FlagBots moves in the engine's notation, Mus and Eleusis decisions by seat
-            played = table(job.game, job.seats or 0)
+            played = table(job.game, job.seats or 0, job.variant)
             text = games_text(played, _game_log(results), _names(job).__getitem__)
             session.run.log_text(text, "games.txt")
     return session.results(metrics, pairs=rows, decision=decision, contest=contest)
