@@ -204,6 +204,33 @@ def test_the_variables_of_the_driver_that_started_the_head_reach_no_later_driver
         local_head.stop(home)
 
 
+PATH_PROBE = (
+    "import os, shutil, ray; from sparring.runtime.ray_session import init_ray; init_ray({}); "
+    "print(ray.get(ray.remote(lambda: shutil.which('sh') or '-').remote()))"
+)
+
+
+def test_a_head_started_with_a_bare_path_gives_later_drivers_workers_their_own(tmp_path):
+    """A head started by a driver whose PATH is only the venv (cron's, a test's): a later
+    driver's workers look programs up on that driver's PATH (the arena's `sh`, `bwrap`:
+    'sh: no such program' in every later contest before). The control: the first driver's own
+    workers do not find `sh`."""
+    home = tmp_path / "head"
+    try:
+        seen = []
+        for path in (str(Path(sys.executable).parent), os.environ["PATH"]):
+            probe = subprocess.run(
+                [sys.executable, "-c", PATH_PROBE], env=_env(home, PATH=path),
+                capture_output=True, text=True, timeout=300,
+            )  # fmt: skip
+            assert probe.returncode == 0, probe.stderr[-2000:]
+            seen.append(probe.stdout.strip().splitlines()[-1])
+        assert seen[0] == "-" and seen[1].endswith("/sh"), seen
+        assert (home / "head.log").read_text().count("local Ray head") == 1  # one head for both
+    finally:
+        local_head.stop(home)
+
+
 def test_a_head_lock_held_too_long_is_one_line_naming_its_holder(tmp_path, monkeypatch, capsys):
     """``head.lock`` held by a live process: said once after a few seconds, then one line with
     the holder's pid (it used to wait forever without a word); once released, taken."""

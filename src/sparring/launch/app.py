@@ -19,17 +19,20 @@ overrides) and adds what users of a command expect:
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeAlias
 
 from sparring.config.objective import objective_value
+from sparring.launch.help import CHECK_ENV, CHECK_FLAG, wants_help
 from sparring.launch.help import render as render_help
-from sparring.launch.help import wants_help
 from sparring.launch.preflight import check_tracking
 from sparring.runtime import checkout
 from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line, reader_gone
@@ -112,6 +115,10 @@ def launch(
             tracking = getattr(config, "tracking", None)
             if tracking is not None:
                 check_tracking(tracking.uri)
+            if checking:  # (a preflight looks at state: a champion, checkpoints; not here)
+                print(f"{config_name}: the config composes and passes its checks; nothing was "
+                      "run (--check)")  # fmt: skip
+                return None
             if preflight is not None:
                 resolve(preflight)(config)
             result = resolve(run)(config)
@@ -122,6 +129,14 @@ def launch(
     # function's module; this one is defined here, so give it the pipeline's name.
     task.__wrapped__.__module__ = config_name
 
+    checking = CHECK_FLAG in sys.argv[1:]
+    if checking:  # Hydra's job directories go to a scratch directory, removed at exit
+        scratch = tempfile.mkdtemp(prefix="sparring-check-")
+        atexit.register(shutil.rmtree, scratch, True)
+        os.environ[CHECK_ENV] = "1"
+        sys.argv = [a for a in sys.argv if a != CHECK_FLAG]
+        sys.argv += [f"hydra.run.dir={scratch}", f"hydra.sweep.dir={scratch}",
+                     "hydra.output_subdir=null"]  # fmt: skip
     handle_termination()  # SIGTERM / SIGHUP end the run as Ctrl-C does
     try:
         with _reported():  # composition errors: unknown keys, wrong types, unknown options

@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 HELP_FLAGS = ("--help", "-h")
+CHECK_FLAG = "--check"  # compose and check the config, run nothing (launch.app)
+CHECK_ENV = "SPARRING_CHECK_ONLY"  # set while a --check runs: a sweep opens no parent run
 INTERNAL_GROUPS = ("schema",)  # chosen by the pipeline itself, never by its user
 
 
@@ -90,6 +92,8 @@ def render(conf_dir: str, config_name: str, overrides: list[str]) -> str:
             "== Config == (override any key: key=value; the schema checks every value)",
             OmegaConf.to_yaml(cfg).rstrip(),
             "",
+            "--check: compose and check the command's config (keys, values, paths, the tracking "
+            "store) and exit 0, running nothing",
             "Hydra's own options (--cfg job, -m, --multirun, ...): --hydra-help",
         ]
     )

@@ -28,6 +28,10 @@ class SweepParent(Callback):
         self.run_id: str | None = None
 
     def on_multirun_start(self, config: DictConfig, **kwargs: Any) -> None:
+        from sparring.launch.help import CHECK_ENV
+
+        if os.environ.get(CHECK_ENV):  # --check: the jobs' configs only, no run
+            return
         from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
         from sparring.runtime.tracking import experiment_id, open_store
 

@@ -406,9 +406,14 @@ DRIVER_CWD = "SPARRING_DRIVER_CWD"
 
 def driver_runtime_env() -> dict[str, object]:
     """The job runtime env of a driver joining the head: its workers get the driver's
-    variables named in ``PASSED_ENV`` and start in its working directory, as the
+    variables named in ``PASSED_ENV`` and its ``PATH``, and start in its working directory, as the
     workers of an embedded Ray do (a raylet would give them the head's: ``/``)."""
     env = {k: v for k, v in os.environ.items() if k.startswith(PASSED_ENV)}
+    # and its PATH: the head has the PATH of whichever driver started it (cron's /usr/bin:/bin,
+    # a test's venv only), and a worker that looks up a program (`sh`, `bwrap`) must find it
+    # where this driver would
+    if "PATH" in os.environ:
+        env["PATH"] = os.environ["PATH"]
     env[DRIVER_CWD] = os.getcwd()
     return {"env_vars": env, "worker_process_setup_hook": f"{__name__}.enter_driver_cwd"}
 
