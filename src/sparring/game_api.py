@@ -35,7 +35,11 @@ to compare states, ``illegal_actions(state, rng)`` to try, and ``leaks(state, pl
 the hidden information an observation shows.
 
 The built-in games are listed once, in ``sparring.games``, as "module:attribute" references
-imported on first ``get``; ``register`` adds another (a plugin, a test).
+imported on first ``get``; a game of another installed distribution joins them through the entry
+point group ``sparring.games`` (``plugins``), and ``register`` adds one at run time (a test).
+
+An optional ``opening_plies`` (an int) is how many random plies the arena plays before a unit's
+games when the game has no chance of its own to vary them (FlagBots: 2; 0 when absent).
 """
 
 from __future__ import annotations
@@ -116,6 +120,8 @@ class Registry:
             self._builtin = None
             for name, ref in table.items():
                 self._games.setdefault(name, ref)
+            for name, ref in plugins().items():  # after the built-ins: none is replaced
+                self._games.setdefault(name, ref)
         return self._games
 
     def register(self, game: Game[Any] | str, name: str | None = None) -> None:
@@ -149,6 +155,19 @@ class Registry:
                 raise TypeError(f"{ref} is not a sparring.game_api.Game named {name!r}")
             games[name] = game
         return game
+
+
+PLUGIN_GROUP = "sparring.games"
+"""The entry point group through which another installed distribution adds a game: in its
+``pyproject.toml``, ``[project.entry-points."sparring.games"]`` ``nim = "nim_game:GAME"``."""
+
+
+def plugins() -> dict[str, str]:
+    """name -> "module:attribute" of every game an installed distribution registers in
+    ``PLUGIN_GROUP`` (read from the distributions' metadata: nothing is imported)."""
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep.value for ep in entry_points(group=PLUGIN_GROUP)}
 
 
 def _resolve(ref: str) -> Any:

@@ -11,9 +11,10 @@ from sparring.arena.sandbox import Limits
 from sparring.arena.sprt import SPRT
 from sparring.config import checks
 from sparring.config.common import RayConfig, StorageConfig, TrackingConfig
+from sparring.game_api import get as get_game
+from sparring.game_api import registered
 from sparring.runtime.errors import ConfigError
 
-GAMES = ("flagbots", "poker", "mus", "eleusis")  # sparring.games, without importing any
 MAX_UNITS = 100_000  # units per pair (SPRT: in all): ~10^6 games, a few hundred MB of results
 PROGRAM_KINDS = ("cmd", "acpc")  # agents that are outside programs: sandboxed
 
@@ -128,8 +129,9 @@ class ArenaConfig:
     storage: StorageConfig = dataclasses.field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
-        if self.game not in GAMES:
-            raise ConfigError("game", self.game, f"one of {', '.join(GAMES)}")
+        games = registered()  # the built-ins and installed plugins (imports no game)
+        if self.game not in games:
+            raise ConfigError("game", self.game, f"one of {', '.join(games)}")
         if self.seats is not None:
             if self.game != "poker":
                 raise ConfigError("seats", self.seats, f"null: only poker has a table size "
@@ -179,9 +181,11 @@ class ArenaConfig:
 
     @property
     def plies(self) -> int:
+        """Random plies before a unit's games: ``opening_plies``, or the game's own default
+        (``opening_plies`` of the game: FlagBots has no chance, so its start is varied)."""
         if self.opening_plies is not None:
             return self.opening_plies
-        return 2 if self.game == "flagbots" else 0  # FlagBots has no chance: vary its start
+        return int(getattr(get_game(self.game), "opening_plies", 0))
 
     def pairs(self) -> list[tuple[str, str]]:
         """(A, B) of every pairing: A is the agent under test, or the earlier of the field."""

@@ -277,6 +277,7 @@ class FlagBotsGame:
     name = "flagbots"
     num_players = 2
     constant_sum = 0.0
+    opening_plies = 2  # no chance: the arena varies a unit's start with two random plies
 
     def __init__(self, text: str | None = None, cfg: FlagBotsConfig | None = None) -> None:
         self.text, self.cfg = text, cfg
