@@ -72,14 +72,19 @@ def _final_population(checkpoints: Path) -> np.ndarray:
     return load(run_dir / f"gen-{GENERATIONS:05d}.npz").population
 
 
+def _evolve_in(root: Path) -> tuple[str, ...]:
+    """The test's evolve with its deals, checkpoints and store under ``root``."""
+    return (
+        *EVOLVE,
+        f"deals.root={root / 'deals'}",
+        f"checkpoint_root={root / 'ck'}",
+        f"tracking.uri=sqlite:///{root / 'mlflow.db'}",
+    )
+
+
 def test_a_head_killed_mid_run_is_one_line_and_the_rerun_resumes_to_the_same_result(tmp_path):
     env = _own_head(tmp_path)
-    overrides = (
-        *EVOLVE,
-        f"deals.root={tmp_path / 'deals'}",
-        f"checkpoint_root={tmp_path / 'ck'}",
-        f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
-    )
+    overrides = _evolve_in(tmp_path)
     with _ending_the_head(env):
         proc = start_pipeline(
             "evolve", *overrides, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL,
@@ -108,15 +113,7 @@ def test_a_head_killed_mid_run_is_one_line_and_the_rerun_resumes_to_the_same_res
         assert "resuming from generation" in again.stdout + again.stderr  # checkpoints kept
     undisturbed = tmp_path / "undisturbed"
     undisturbed.mkdir()
-    whole = run_pipeline(
-        "evolve",
-        *EVOLVE,
-        f"deals.root={undisturbed / 'deals'}",
-        f"checkpoint_root={undisturbed / 'ck'}",
-        f"tracking.uri=sqlite:///{undisturbed / 'mlflow.db'}",
-        cwd=undisturbed,
-        timeout=600,
-    )
+    whole = run_pipeline("evolve", *_evolve_in(undisturbed), cwd=undisturbed, timeout=600)
     assert whole.returncode == 0, whole.stderr[-3000:]
     assert np.array_equal(_final_population(tmp_path / "ck"), _final_population(undisturbed / "ck"))
 
