@@ -123,3 +123,25 @@ def test_a_sigterm_a_library_turned_into_its_own_error_still_ends_the_run_killed
         assert status == "KILLED"
     else:
         assert type(caught.value) is TypeError and status == "FAILED"
+
+
+def test_a_stop_handled_before_a_run_does_not_turn_that_runs_error_into_a_stop(mlflow_store):
+    """A long-lived process (this test session) handles a SIGTERM that something catches; a run
+    that fails later is FAILED with its own error, not KILLED as the old signal's (the suite's
+    worker ended with a KeyboardInterrupt when it was)."""
+    from sparring.runtime import signals
+    from sparring.runtime.tracking import tracked_run
+
+    before = signal.getsignal(signal.SIGTERM)
+    signals.handle_termination()
+    try:
+        with pytest.raises(signals.Terminated):
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)
+        tracking = {"tracking": dict(mlflow_store, experiment="signals")}
+        with pytest.raises(TypeError), tracked_run(tracking, "unit") as run:
+            raise TypeError(NUMPY_SAYS)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+        signals._received.clear()
+    assert MlflowClient(mlflow_store["uri"]).get_run(run.run_id).info.status == "FAILED"

@@ -36,7 +36,7 @@ from sparring.launch.help import render as render_help
 from sparring.launch.preflight import check_tracking
 from sparring.runtime import checkout
 from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line, reader_gone
-from sparring.runtime.signals import handle_termination, termination
+from sparring.runtime.signals import handle_termination, mark, termination
 
 RESUME_HINT = "interrupted; run the same command again to resume"
 
@@ -138,6 +138,7 @@ def launch(
         sys.argv += [f"hydra.run.dir={scratch}", f"hydra.sweep.dir={scratch}",
                      "hydra.output_subdir=null"]  # fmt: skip
     handle_termination()  # SIGTERM / SIGHUP end the run as Ctrl-C does
+    began = mark()
     try:
         with _reported():  # composition errors: unknown keys, wrong types, unknown options
             refuse_renamed(config_name, sys.argv[1:])  # an old key: its new name, no Hydra
@@ -149,7 +150,7 @@ def launch(
             task()
     except KeyboardInterrupt as stop:
         resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
-        ended = termination(stop)  # (a SIGTERM that Ray re-raised as a plain Ctrl-C too)
+        ended = termination(stop, began)  # (a SIGTERM Ray re-raised as a plain Ctrl-C too)
         said = ended.said if ended else "interrupted"
         hint = RESUME_HINT.replace("interrupted", said) if resumes else said
         if ended and ended.retry and not resumes:
@@ -190,6 +191,7 @@ def _redact_hydra_files() -> None:
 @contextmanager
 def _reported() -> Iterator[None]:
     """Turn an expected failure into one line on stderr and exit status 2."""
+    began = mark()
     try:
         yield
     except (KeyboardInterrupt, SystemExit):
@@ -197,7 +199,7 @@ def _reported() -> Iterator[None]:
     except BrokenPipeError:
         sys.exit(reader_gone())
     except Exception as exc:
-        ended = termination(exc)  # a SIGTERM that a library raised as an error of its own
+        ended = termination(exc, began)  # a SIGTERM a library raised as its own error
         if ended:
             raise ended from exc
         line = one_line(exc)

@@ -79,17 +79,25 @@ def stop_main(cause: Stopped) -> None:
     _thread.interrupt_main(signal.SIGTERM)
 
 
-def termination(stop: BaseException) -> Stopped | None:
+def mark() -> int:
+    """Where the stops handled so far end: ``termination(exc, since=mark())`` then considers
+    only the stops handled after this call (a long-lived process, a test session, handles
+    many; a run's error is a stop only if the stop came during that run)."""
+    return len(_received)
+
+
+def termination(stop: BaseException, since: int = 0) -> Stopped | None:
     """The ``Stopped`` (a ``Terminated``, or a ``stop_main`` cause) that ``stop`` stands for,
     or None for a Ctrl-C or an error of the run's own. The handler raises its exception wherever
     the main thread is, and a library may put an exception of its own in its place: inside
     ``ray.get`` Ray raises a plain ``KeyboardInterrupt``, and inside a numpy comparison of
     structured arrays numpy raises a ``TypeError`` ("Cannot compare structured arrays", seen
     ending evolve with exit 1). Once a stop has been handled the process is ending, so whatever
-    then unwinds it is the stop, known from what the handler received."""
+    then unwinds it is the stop, known from what the handler received after ``since``
+    (``mark``)."""
     if isinstance(stop, Stopped):
         return stop
-    return _received[-1] if _received else None
+    return _received[-1] if len(_received) > since else None
 
 
 @contextmanager

@@ -44,7 +44,7 @@ from sparring.runtime.provenance import (
     submission_tags,
 )
 from sparring.runtime.redact import redact_value
-from sparring.runtime.signals import deferred, termination
+from sparring.runtime.signals import deferred, mark, termination
 from sparring.runtime.sqlite_store import (
     create_whole,
     refuse_half_made,
@@ -459,6 +459,7 @@ def tracked_run(
 
     nodes_used(reset=True)
     logger.log_text(OmegaConf.to_yaml(OmegaConf.create(redact_value(conf))), "config.yaml")
+    began = mark()  # (only a stop handled during this run is this run's)
     try:
         yield logger
     except StopRun as stop:  # a scheduler ended it early: not a failure
@@ -469,7 +470,7 @@ def tracked_run(
         logger.end_quietly("KILLED")
         raise
     except BaseException as exc:
-        ended = termination(exc)  # a SIGTERM that a library raised as an error of its own
+        ended = termination(exc, began)  # a SIGTERM a library raised as an error of its own
         logger.end_quietly("KILLED" if ended else "FAILED")
         if ended:
             raise ended from exc
