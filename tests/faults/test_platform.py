@@ -121,7 +121,7 @@ def test_a_head_killed_mid_run_is_one_line_and_the_rerun_resumes_to_the_same_res
 def test_a_removed_ray_session_directory_is_one_line_and_the_next_run_gets_a_new_head(tmp_path):
     env = _own_head(tmp_path)
     overrides = (
-        "deals=1200", "equity_trials=2000", "shard_size=50", f"output_root={tmp_path / 'deals'}",
+        "deals=3000", "equity_trials=2000", "shard_size=50", f"output_root={tmp_path / 'deals'}",
         f"tracking.uri=sqlite:///{tmp_path / 'mlflow.db'}",
     )  # fmt: skip
     with _ending_the_head(env):
