@@ -53,6 +53,7 @@ from typing import Any
 
 from sparring.runtime import affinity, caches, jail, subreaper
 from sparring.runtime.processes import process_start
+from sparring.runtime.reaper import descendants
 
 FAULT_KINDS = ("crash", "timeout", "memory", "garbage", "long_line", "closed", "illegal")
 
@@ -320,13 +321,20 @@ class Program:
     def close(self) -> None:
         """End every process the program started (its keeper kills them all), reap it,
         remove its directory."""
+        # the tree as it is now: a sandboxed program runs in a session of its own, which the
+        # group wait below does not see, and dies with its pid namespace on the kernel's
+        # schedule (a bot in the middle of a 50 MiB write outlived close() by a moment)
+        tree = {} if self.proc is None else descendants(self.proc.pid)
         if self._lifeline is not None:  # its keeper, in the sandbox, ends the tree and exits
             self._lifeline.cut()
             self._lifeline = None
         if self.proc is not None:
             subreaper.end(self.proc)
             deadline = time.monotonic() + 5  # a forked child dies on its own schedule
-            while live_members(self.proc.pid) and time.monotonic() < deadline:
+            while time.monotonic() < deadline and (
+                live_members(self.proc.pid)
+                or any(process_start(pid) == start for pid, start in tree.items())
+            ):
                 time.sleep(0.01)
             for stream in (self.proc.stdin, self.proc.stdout, self._socket, self._pair):
                 try:
