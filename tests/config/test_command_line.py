@@ -56,7 +56,8 @@ CASES = [
     ),
     ("search_bench", ["tracking.uri=http://127.0.0.1:9"], "no MLflow server answers"),
     ("arena", ["agent=alphago"], "agent=alphago is not allowed: expected an agent spec: one of"),
-    ("arena", ["game=chess"], "game=chess is not allowed: expected one of poker, mus, flagbots, eleusis"),
+    ("arena", ["game=chess"],
+     "game=chess is not allowed: expected one of poker, mus, flagbots, eleusis"),
     ("arena", ["agent=cmd:/no/such/bot"], "a program that exists (/no/such/bot: no such program)"),
     (
         "arena",
