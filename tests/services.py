@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ __all__ = [
     "free_port",
     "local_cluster",
     "mlflow_server",
+    "own_ray_temp",
     "s3_server",
     "stop_ray_node",
     "wait_for",
@@ -167,6 +170,22 @@ def stop_ray_node(proc: subprocess.Popen, grace_s: float = 60.0) -> None:
 RANDOM_WORKER_PORTS = ["--min-worker-port=0", "--max-worker-port=0"]
 
 
+@contextmanager
+def own_ray_temp(env: dict[str, str]) -> Iterator[dict[str, str]]:
+    """``env`` with a Ray temp directory of its own (``RAY_TMPDIR``), removed afterwards.
+
+    `ray start --head` writes its address to ``<temp>/ray/ray_current_cluster``, and a job's
+    supervisor points the job's driver at whatever that file says (``address="auto"``): with
+    two heads started at once on one machine (two test workers), a job could join the other
+    test's head, which went away (seen in CI: a driver retrying a gone GCS until it failed).
+    The directory is short: Ray's socket paths under it must fit in 107 bytes."""
+    temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")
+    try:
+        yield {**env, "RAY_TMPDIR": temp}
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
 def _ray_start(args: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
     with open(log, "w") as out:
         return subprocess.Popen(
@@ -197,6 +216,13 @@ def local_cluster(root: Path, workers: int = 1, cpus: int = 1) -> Iterator[Local
         "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
     }
     env.pop("RAY_ADDRESS", None)
+    with own_ray_temp(env) as env:
+        yield from _local_cluster(root, env, ip, workers, cpus)
+
+
+def _local_cluster(
+    root: Path, env: dict[str, str], ip: str, workers: int, cpus: int
+) -> Iterator[LocalCluster]:
     port = free_port()
     address = f"{ip}:{port}"
     common = [f"--num-cpus={cpus}", f"--node-ip-address={ip}"]

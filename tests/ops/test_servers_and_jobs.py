@@ -11,7 +11,7 @@ from sparring.launch.submit import EXCLUDES
 from sparring.runtime.reaper import descendants
 from sparring.runtime.tracking import tracked_run
 from tests.commands import BIN, ROOT
-from tests.services import RANDOM_WORKER_PORTS, free_port, stop_ray_node, wait_for
+from tests.services import RANDOM_WORKER_PORTS, free_port, own_ray_temp, stop_ray_node, wait_for
 
 
 def test_a_run_is_logged_through_the_tracking_server(mlflow_server, tmp_path):
@@ -58,6 +58,11 @@ def test_job_submitted_to_a_real_head_succeeds_and_logs_to_mlflow(tmp_path):
         PATH=f"{BIN}{os.pathsep}{os.environ['PATH']}",
     )
     env.pop("RAY_ADDRESS", None)
+    with own_ray_temp(env) as env:  # its own ray_current_cluster: see own_ray_temp
+        _submit_equity_job(env, tmp_path)
+
+
+def _submit_equity_job(env: dict[str, str], tmp_path: Path) -> None:
     gcs, dash = free_port(), free_port()
     head = subprocess.Popen(
         [

@@ -21,7 +21,7 @@ from sparring.poker.preflop import PREFLOP_SPEC
 from sparring.runtime.datasets import read_table
 from sparring.runtime.provenance import git_commit, git_dirty, lock_digest
 from tests.commands import BIN, ROOT
-from tests.services import _ray_start, free_port, stop_ray_node, wait_for
+from tests.services import _ray_start, free_port, own_ray_temp, stop_ray_node, wait_for
 
 README_PORTS = ("6379", "8265", "52365")  # the head's GCS, dashboard and agent ports
 
@@ -52,26 +52,27 @@ def test_the_readme_tryout_runs_the_submitted_code_and_records_where_it_came_fro
 
     env |= {"HOME": str(tmp_path / "home"), **caches.for_programs()}
     (tmp_path / "home").mkdir()
-    head = subprocess.Popen(
-        ["bash", "-c", "; ".join([*exports, mapped(head_line)])],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own group: ended by PID below, never `ray stop`
-    )
-    try:
-        wait_for(f"http://127.0.0.1:{ports['8265']}/api/version", 180)
-        job = subprocess.run(
-            ["bash", "-c", "; ".join([*exports, mapped(submit_line)])],
+    with own_ray_temp(env) as env:  # its own ray_current_cluster: see own_ray_temp
+        head = subprocess.Popen(
+            ["bash", "-c", "; ".join([*exports, mapped(head_line)])],
             cwd=tmp_path,
             env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # its own group: ended by PID below, never `ray stop`
         )
-    finally:
-        stop_ray_node(head)
+        try:
+            wait_for(f"http://127.0.0.1:{ports['8265']}/api/version", 180)
+            job = subprocess.run(
+                ["bash", "-c", "; ".join([*exports, mapped(submit_line)])],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+        finally:
+            stop_ray_node(head)
     said = job.stdout + job.stderr
     assert job.returncode == 0, said[-3000:]
     assert re.search(r"job \S+: SUCCEEDED", said)
@@ -277,6 +278,11 @@ def head(tmp_path_factory) -> Iterator[Head]:
         "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}",
     }
     env.pop("RAY_ADDRESS", None)
+    with own_ray_temp(env) as env:
+        yield from _head(env, tmp_path_factory)
+
+
+def _head(env: dict[str, str], tmp_path_factory) -> Iterator[Head]:
     dash = free_port()
     proc = _ray_start(
         [
