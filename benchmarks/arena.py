@@ -46,15 +46,16 @@ from _common import parser, report
 
 from sparring import game_api
 from sparring.arena.acpc_seat import AcpcProgramAgent
-from sparring.arena.agents import FlagBotsEngineAgent, RandomAgent
-from sparring.arena.chromosome import ChromosomeAgent
+from sparring.arena.agents import RandomAgent
 from sparring.arena.play import play_game
 from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import Limits
+from sparring.flagbots.house import FlagBotsEngineAgent
 from sparring.poker.bots import baseline
 from sparring.poker.deals import generate_deals
 from sparring.poker.engine import play_deals
 from sparring.poker.game import Holdem
+from sparring.poker.house import ChromosomeAgent
 from sparring.poker.table import play_hand_reference, seating
 from sparring.runtime import jail
 

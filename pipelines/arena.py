@@ -9,4 +9,4 @@ python pipelines/arena.py game=flagbots kind=sprt 'agent="flagbots@depth=3"' 'fi
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(__file__, "arena", "sparring.pipelines.arena:run", resumable=lambda config: True)
+    launch(__file__, "arena", "sparring.pipelines.arena:run")

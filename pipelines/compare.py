@@ -7,9 +7,4 @@ python pipelines/compare.py experiment=equity metric=trials_per_s "filter=params
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(
-        __file__,
-        "compare",
-        "sparring.pipelines.compare:run",
-        preflight="sparring.launch.preflight:check_compare",
-    )
+    launch(__file__, "compare", "sparring.pipelines.compare:run")

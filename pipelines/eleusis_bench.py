@@ -6,4 +6,4 @@ python pipelines/eleusis_bench.py seeds=100 'h0=[10,100,1000]' 'scientists=[em_g
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(__file__, "eleusis_bench", "sparring.pipelines.eleusis_bench:run", resumable=False)
+    launch(__file__, "eleusis_bench", "sparring.pipelines.eleusis_bench:run")

@@ -6,4 +6,4 @@ python pipelines/equity.py trials=200000 opponents=[1,9] ray=cluster tracking=se
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(__file__, "equity", "sparring.pipelines.equity:run", resumable=False)
+    launch(__file__, "equity", "sparring.pipelines.equity:run")

@@ -7,6 +7,4 @@ python pipelines/evolve.py resume=true                        # continue a kille
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(
-        __file__, "evolve", "sparring.pipelines.evolve:run", resumable=lambda config: config.resume
-    )
+    launch(__file__, "evolve", "sparring.pipelines.evolve:run")

@@ -6,4 +6,4 @@ python pipelines/handgen.py deals=5000 table_size=6 seed=2   # a held-out set: a
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(__file__, "handgen", "sparring.pipelines.handgen:run", resumable=True)
+    launch(__file__, "handgen", "sparring.pipelines.handgen:run")

@@ -9,10 +9,4 @@ held by a running retrain)."""
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(
-        __file__,
-        "retrain",
-        "sparring.pipelines.retrain:run",
-        resumable=True,
-        exit_status="sparring.pipelines.retrain:exit_status",
-    )
+    launch(__file__, "retrain", "sparring.pipelines.retrain:run")

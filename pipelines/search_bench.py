@@ -6,4 +6,4 @@ python pipelines/search_bench.py depths=[1,2,3,4,5] match.seeds=10"""
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(__file__, "search_bench", "sparring.pipelines.search_bench:run", resumable=False)
+    launch(__file__, "search_bench", "sparring.pipelines.search_bench:run")

@@ -7,9 +7,4 @@ python pipelines/tune.py hparams_search=ga_tpe search_id=<id> resume=true  # con
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(
-        __file__,
-        "tune",
-        "sparring.pipelines.tune:run",
-        exit_status="sparring.pipelines.tune:exit_status",
-    )
+    launch(__file__, "tune", "sparring.pipelines.tune:run")

@@ -6,4 +6,4 @@ python pipelines/validate.py seeds=8 'hands=[50,100,200,400,800]' match.games=20
 from sparring.launch.app import launch
 
 if __name__ == "__main__":
-    launch(__file__, "validate", "sparring.pipelines.validate:run", resumable=False)
+    launch(__file__, "validate", "sparring.pipelines.validate:run")

@@ -35,7 +35,7 @@ def config_error(name: str, *overrides: str) -> str:
     """The one-line error a bad config gets (composition or schema); fails if it is accepted
     or if the failure is not an expected one."""
     from sparring.config import to_typed
-    from sparring.runtime.errors import one_line
+    from sparring.runtime.explain import one_line
 
     try:
         to_typed(compose_config(name, *overrides))

@@ -261,3 +261,40 @@ def test_the_builtin_table_is_read_on_first_use():
     registry.register(COIN)
     assert registry.registered()[-1] == "coin" and "poker" in registry.registered()
     assert registry.get("flagbots").num_players == 2
+
+
+# ---------------------------------------------------------------------------- traits
+
+
+def test_traits_are_read_from_the_light_declarations_without_importing_a_game():
+    """What the config checks ask (table sizes, a game's own agent specs) is answered by each
+    built-in's light declaration: no engine, no numba."""
+    code = (
+        "import sys; from sparring import game_api; "
+        "sizes = [game_api.trait(g, 'table_sizes') for g in game_api.registered()[:4]]; "
+        "forms = [game_api.trait(g, 'house_agents') for g in game_api.registered()[:4]]; "
+        "game_api.trait('poker', 'house_agent')('poker@maniac'); "
+        "loaded = [m for m in sys.modules if m.split('.')[0] == 'numba' or m.endswith("
+        "('poker.game', 'mus.adapter', 'flagbots.game', 'eleusis.game', '.house'))]; "
+        "print(sizes, all(forms), loaded)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[range(2, 11), None, None, None] True []"
+
+
+@pytest.mark.parametrize("name", ["poker", "mus", "flagbots", "eleusis"])
+def test_a_builtin_game_inherits_its_light_declaration(name):
+    declared = game_api.REGISTRY.traits(name)
+    game = game_api.get(name)
+    assert isinstance(declared, game_api.Traits) and isinstance(game, type(declared))
+    for trait in vars(game_api.Traits):
+        if not trait.startswith("_") and not callable(getattr(game_api.Traits, trait)):
+            assert game_api.trait(name, trait) == game_api.trait(game, trait), trait
+
+
+def test_a_game_that_declares_nothing_gets_every_default():
+    assert game_api.trait(COIN, "teams") is None and game_api.trait(COIN, "opening_plies") == 0
+    assert game_api.trait(COIN, "table_sizes") is None and game_api.trait(COIN, "agent_kinds") == ()
+    assert game_api.trait(COIN, "house_agent")("coin@anything") is None
+    assert game_api.trait(Eleusis(), "win_rate_unit") is None
+    assert game_api.trait(Holdem(3), "win_rate_unit") == ("bb", 2)

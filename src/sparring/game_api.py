@@ -26,9 +26,25 @@ The arena (``sparring.arena``) drives any agent through these alone, over JSON l
 ``legal_actions()`` and the time left, answered by ``{"action": ...}``, and ``end`` with
 ``returns()``.
 
-Two optional attributes tell the arena how to make a comparison fair: ``teams`` (the seats of
-each partnership, Mus) and ``scored_by_total`` (the returns are amounts, poker's chips: a pair
-of games with the seats swapped is scored on its total, not game by game).
+What else a game knows of itself it may declare as *traits* (``Traits``: each with its
+default, so a game declares only what it has; ``trait`` reads one): how the arena makes a
+comparison fair (``teams``, Mus; ``scored_by_total``, poker's chips; ``opening_plies``,
+FlagBots), the table sizes it is played at (``table_sizes``), its result per 100 games
+(``win_rate_unit``, poker's bb/100), its own agent specs (``house_agents``, ``house_agent``:
+``poker@<baseline>``, ``mus@...``) and the arena's agent kinds that play it alone
+(``agent_kinds``, ``champion_agent``). The arena, the config checks and the pipelines ask for
+these and name no game.
+
+Config checks read traits before any game is imported: a game whose module compiles kernels
+registers a light declaration beside it (a ``Traits`` in a module that imports no engine, which
+its ``Game`` inherits; the built-ins' are listed in ``sparring.games.TRAITS``), and ``trait``
+reads that; a game without one (a plugin) is imported to be asked.
+
+Three optional methods of a ``Game`` need its engine and are asked of the game itself:
+``at_table(seats)`` (the game at another of its ``table_sizes``), ``with_variant(variant)``
+(the game with the settings a contest names, Eleusis's deck, harma and cap) and
+``history(rows, name)`` (the game's own record of a contest's games, in place of the arena's
+``games.txt``: poker's ACPC hand histories, ``hands.log``).
 
 A ``Game`` also gives ``sparring.conformance`` what only the game can know: ``snapshot(state)``
 to compare states, ``illegal_actions(state, rng)`` to try, and ``leaks(state, player, obs)``,
@@ -37,16 +53,14 @@ the hidden information an observation shows.
 The built-in games are listed once, in ``sparring.games``, as "module:attribute" references
 imported on first ``get``; a game of another installed distribution joins them through the entry
 point group ``sparring.games`` (``plugins``), and ``register`` adds one at run time (a test).
-
-An optional ``opening_plies`` (an int) is how many random plies the arena plays before a unit's
-games when the game has no chance of its own to vary them (FlagBots: 2; 0 when absent).
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import random
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 TERMINAL = -1
@@ -106,13 +120,83 @@ class Game(Protocol[A]):
         """The hidden information ``observation`` (of ``player``) shows; empty when none."""
 
 
+class Traits:
+    """What a game may declare of itself beyond the protocol, each attribute with its default
+    (the value here): a game declares only those it has, as attributes of its ``Game`` (or of
+    the light declaration its ``Game`` inherits, see the module docstring), and the arena reads
+    them with ``trait``. None of them is needed by ``sparring.conformance``."""
+
+    opening_plies: int = 0
+    """Random plies the arena plays before a unit's games when the game has no chance of its
+    own to vary them (FlagBots: 2)."""
+
+    teams: tuple[tuple[int, ...], ...] | None = None
+    """The seats of each partnership (Mus: seats 0 and 2 against 1 and 3): a seat's fault loses
+    its team's game, and a unit swaps the teams. None: every seat plays for itself."""
+
+    scored_by_total: bool = False
+    """The returns are amounts (poker's chips): a pair of games with the seats swapped is
+    scored on its total, not game by game."""
+
+    win_rate_unit: tuple[str, float] | None = None
+    """The returns are amounts counted in this unit: its name and its size in returns (poker:
+    the big blind, ``("bb", 2)``). The arena then shows A's result per 100 games in it beside
+    the score (``A's bb/100``, the metrics ``<pair>/bb100``, ``_low``, ``_high``)."""
+
+    table_sizes: range | None = None
+    """The numbers of seats the game may be played at, a contiguous range (poker: 2..10),
+    ``num_players`` among them; its ``at_table(seats)`` makes the game at one of them. None:
+    at ``num_players`` alone."""
+
+    house_agents: tuple[str, ...] = ()
+    """The forms of the game's own agent specs, ``<game>@...`` as a user writes them
+    (``mus@default``, ``mus@<rate>=<value>,...``): what an error lists as allowed."""
+
+    agent_kinds: tuple[str, ...] = ()
+    """The arena's agent kinds that play this game alone (``arena.agents.AgentSpec.kind``):
+    poker's ``acpc`` (an ACPC program) and ``champion`` (a registered champion, made by
+    ``champion_agent``)."""
+
+    def house_agent(self, spec: str) -> Callable[[], Any] | None:
+        """What makes the agent of one of the game's own specs (``<game>@...``, one of
+        ``house_agents``), after checking ``spec`` now and cheaply (no engine is imported
+        before the maker is called): None when ``spec`` is none of its forms, a ValueError
+        saying what is expected when it is one with a value the game refuses."""
+        return None
+
+    history_writer: str | None = None
+    """``"module:function"`` that writes a contest's games as the game's own record, called as
+    ``f(game, rows, name) -> (artifact file name, text)`` with ``rows`` of ``games.jsonl``
+    (seed, actions, the agent in each seat) and ``name`` naming an agent spec (poker: the ACPC
+    dealer's ``hands.log``). None: the arena's ``games.txt``."""
+
+    def champion_agent(self, resolved: dict[str, Any]) -> Any:
+        """The agent that plays a registered champion (with ``champion`` in ``agent_kinds``):
+        ``resolved`` is what the model registry holds of it (``champions.registry``)."""
+        raise ValueError("a game whose agent_kinds hold champion makes its champions' agents")
+
+
+DEFAULTS = Traits()
+"""Every trait's default: what ``trait`` gives for a trait a game does not declare."""
+
+
+def trait(game: str | object, name: str) -> Any:
+    """The trait ``name`` (one of ``Traits``) of ``game``: a registered game's name (read from
+    its light declaration when it has one, so no engine is imported) or a game itself; the
+    default when the game does not declare it."""
+    source = REGISTRY.traits(game) if isinstance(game, str) else game
+    return getattr(source, name, getattr(DEFAULTS, name))
+
+
 class Registry:
     """Games by name. ``builtin`` ("module:attribute" of a name -> reference table) is read
-    on first use, so creating a registry imports no game."""
+    on first use, so creating a registry imports no game; so is ``declared`` (name ->
+    "module:attribute" of the game's light declaration of its traits, a ``Traits``)."""
 
-    def __init__(self, builtin: str | None = None) -> None:
-        self._builtin = builtin
+    def __init__(self, builtin: str | None = None, declared: str | None = None) -> None:
+        self._builtin, self._declared_table = builtin, declared
         self._games: dict[str, Game[Any] | str] = {}
+        self._declared: dict[str, Traits | str] = {}
 
     def _table(self) -> dict[str, Game[Any] | str]:
         if self._builtin is not None:
@@ -122,7 +206,24 @@ class Registry:
                 self._games.setdefault(name, ref)
             for name, ref in plugins().items():  # after the built-ins: none is replaced
                 self._games.setdefault(name, ref)
+        if self._declared_table is not None:
+            declared: Mapping[str, str] = _resolve(self._declared_table)
+            self._declared_table = None
+            for name, ref in declared.items():
+                self._declared.setdefault(name, ref)
         return self._games
+
+    def traits(self, name: str) -> Any:
+        """What the game ``name`` declares of itself: its light declaration when it has one
+        (imported now; it imports no engine), else the game itself (imported now)."""
+        games = self._table()
+        declared = self._declared.get(name) if name in games else None
+        if isinstance(declared, str):
+            ref, declared = declared, _resolve(declared)
+            if not isinstance(declared, Traits):
+                raise TypeError(f"{ref} is not a sparring.game_api.Traits (of {name!r})")
+            self._declared[name] = declared
+        return declared if declared is not None else self.get(name)
 
     def register(self, game: Game[Any] | str, name: str | None = None) -> None:
         """Add ``game`` (or a "module:attribute" reference to one, with its ``name``).
@@ -175,7 +276,23 @@ def _resolve(ref: str) -> Any:
     return getattr(importlib.import_module(module), attribute)
 
 
-REGISTRY = Registry(builtin="sparring.games:GAMES")
+def load(ref: str) -> Any:
+    """The object ``ref`` ("module:attribute") names, its module imported now."""
+    return _resolve(ref)
+
+
+def later(ref: str, *args: Any) -> Callable[[], Any]:
+    """A maker that calls ``ref`` ("module:attribute") with ``args`` when it is called, and
+    only then imports its module: a game's light declaration names the classes of its agents
+    this way, so reading it imports no engine (and its package has no circle of imports)."""
+    return functools.partial(_call, ref, args)
+
+
+def _call(ref: str, args: tuple[Any, ...]) -> Any:
+    return _resolve(ref)(*args)
+
+
+REGISTRY = Registry(builtin="sparring.games:GAMES", declared="sparring.games:TRAITS")
 """Every game of the toolkit: the built-ins of ``sparring.games`` and any registered since."""
 
 

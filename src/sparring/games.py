@@ -2,7 +2,7 @@
 
 ``sparring.game_api.get(name)`` imports a game's package only when it is first asked for, so this
 table costs nothing to read. Adding a game = its package (with an adapter satisfying
-``sparring.game_api``) + one line here.
+``sparring.game_api``) + one line here, and one in ``TRAITS`` if it declares traits.
 """
 
 from __future__ import annotations
@@ -13,3 +13,13 @@ GAMES: dict[str, str] = {
     "flagbots": "sparring.flagbots.game:GAME",
     "eleusis": "sparring.eleusis.game:GAME",
 }
+
+TRAITS: dict[str, str] = {
+    "poker": "sparring.poker.traits:TRAITS",
+    "mus": "sparring.mus.traits:TRAITS",
+    "flagbots": "sparring.flagbots.traits:TRAITS",
+    "eleusis": "sparring.eleusis.traits:TRAITS",
+}
+"""name -> "module:attribute" of each game's light declaration of its traits (a
+``game_api.Traits`` its ``Game`` inherits, in a module that imports no engine): what the config
+checks read (table sizes, the game's own agent specs) without compiling a kernel."""

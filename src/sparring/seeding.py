@@ -12,6 +12,7 @@ Two kinds, one rule (specs: determinism for any number of workers or chunk sizes
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -88,3 +89,9 @@ def task_seed(seed: int, *key: object) -> int:
 def task_rng(seed: int, *key: object) -> np.random.Generator:
     """A numpy ``Generator`` for the task named by ``key``."""
     return np.random.default_rng(seed_sequence(seed, *key))
+
+
+def player_seed(info: dict[str, Any], kind: str) -> int:
+    """The random seed of one of Sparring's own players in one arena game (a Mus player, an
+    Eleusis scientist): from the seed and the seat of the game's start message (``info``)."""
+    return task_seed(int(info.get("seed") or 0), kind, int(info.get("seat") or 0)) % (1 << 31)

@@ -9,15 +9,16 @@ import re
 import numpy as np
 import pytest
 
-from sparring.arena.agents import POKER_BASELINES, make, parse
-from sparring.arena.chromosome import ChromosomeAgent, players_to_act, situation_equity
+from sparring.arena.agents import make, parse
 from sparring.arena.play import play_game
 from sparring.arena.sandbox import Limits
 from sparring.poker.bots import BASELINES, baseline, random_player
 from sparring.poker.cards import format_cards
 from sparring.poker.evaluator import evaluate7
 from sparring.poker.game import BOARD_SHOWN, Holdem
+from sparring.poker.house import ChromosomeAgent, players_to_act, situation_equity
 from sparring.poker.table import play_hand_reference
+from sparring.poker.traits import BASELINE_AGENTS
 from sparring.runtime.errors import ConfigError
 
 TRIALS = 300  # Monte Carlo draws per postflop equity: the comparison is exact at any count
@@ -82,8 +83,8 @@ def test_who_is_still_to_act_follows_the_last_raise():
 
 
 def test_the_poker_specs_name_the_baselines_and_refuse_the_rest():
-    assert tuple(b for b in BASELINES if b != "mixed") == POKER_BASELINES
-    for name in POKER_BASELINES:
+    assert tuple(b for b in BASELINES if b != "mixed") == BASELINE_AGENTS
+    for name in BASELINE_AGENTS:
         spec = parse(f"poker@{name}")
         assert spec.games == ("poker",)
         agent = make(spec, Limits())

@@ -75,7 +75,8 @@ def test_poker_results_in_bb_per_100_hands_with_their_interval():
     then loses 2 chips (+1 chip a hand = +50 bb/100); unit 1: A holds seats 0 and 2 of three
     and nets 6 and 0 over them in one hand (+3 a seat = +150 bb/100). A pair of units a score
     cannot tell apart (both won) differs in chips."""
-    from sparring.arena.contest import mean_interval, pair_bb100
+    from sparring.arena.contest import mean_interval, pair_win_rate
+    from sparring.poker.traits import BIG_BLIND
 
     block = {"a": "x", "b": "y"}
     units = [
@@ -83,7 +84,7 @@ def test_poker_results_in_bb_per_100_hands_with_their_interval():
         {"unit": 0, "games": [{"returns": [4.0, -4.0], "seating": ["A", "B"]},
                               {"returns": [-2.0, 2.0], "seating": ["A", "B"]}]},
     ]  # fmt: skip
-    bb100 = pair_bb100([{"block": block, "units": units}], "x", "y")
+    bb100 = pair_win_rate([{"block": block, "units": units}], "x", "y", BIG_BLIND)
     assert bb100.tolist() == [50.0, 150.0]  # in unit order
     mean, low, high = mean_interval(bb100)
     assert mean == 100.0 and low < 100.0 < high

@@ -14,7 +14,7 @@ from mlflow.tracking import MlflowClient
 from sparring.champions.registry import log_champion, register
 from sparring.cli import main
 from sparring.launch.preflight import check_readable_store
-from sparring.pipelines.compare import compare, short_names
+from sparring.reporting.compare import compare, short_names
 from sparring.runtime.errors import ConfigError, UsageError
 from sparring.runtime.tracking import tracked_run
 
@@ -382,7 +382,7 @@ def test_csv_json_and_markdown_parse_back_to_the_same_values(searches, capsys, m
 
 
 def test_the_plot_leaves_out_a_failed_run_without_the_metric(searches, monkeypatch):
-    import sparring.pipelines.compare as compare_module
+    import sparring.reporting.compare as compare_module
     from sparring.reporting.plots import bars_figure, grouped_bars
 
     uri, _, tmp = searches
@@ -438,7 +438,7 @@ def test_run_names_keep_the_varied_keys_and_leave_out_paths_and_infrastructure()
 
 
 def test_the_trials_of_a_sweep_are_listed_together_under_one_label(searches, capsys):
-    from sparring.pipelines.compare import compare
+    from sparring.reporting.compare import compare
 
     uri, _, tmp = searches
     table = compare(uri, "evolve", "champion_bb100", output_dir=tmp / "cmp")

@@ -5,9 +5,9 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.champions.registry import load_registered, log_champion, register
-from sparring.pipelines.compare import compare
 from sparring.pipelines.retrain import run as retrain
 from sparring.poker.bots import calling_station, tight_aggressive
+from sparring.reporting.compare import compare
 from sparring.runtime.config import ConfigError
 from sparring.runtime.tracking import experiment_id
 from tests.commands import run_pipeline

@@ -7,7 +7,7 @@ from mlflow.tracking import MlflowClient
 from sparring.cli import main as cli
 from sparring.pipelines.handgen import run
 from sparring.runtime.datasets import DatasetError, read_metadata
-from sparring.runtime.errors import one_line
+from sparring.runtime.explain import one_line
 from sparring.runtime.storage import StorageError
 from sparring.services.dealsets import load_deal_set
 from tests.configs import config_error

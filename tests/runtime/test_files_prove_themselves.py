@@ -56,7 +56,7 @@ WRITERS = {
     "sparring.runtime.local_head": "the head's record, checked against the live process",
     "sparring.launch.app": "Hydra's own files, rewritten redacted; read by people",
     "sparring.cli.cluster": "cluster.yaml, read by `ray up`, not by Sparring",
-    "sparring.pipelines.compare": "a plot for people",
+    "sparring.reporting.compare": "a plot for people",
     "sparring.reporting.plots": "plots for people",
     "sparring.modeling.calibration": "a reliability plot for people",
     # (tests/arena/test_hidden_chance.py: a key of the wrong size is one line; a flipped bit

@@ -15,7 +15,7 @@ import pytest
 from sparring.ga import checkpoint
 from sparring.ga.evolution import GAParams, initial_state
 from sparring.runtime.datasets import DatasetSpec, read_table, write_table
-from sparring.runtime.errors import one_line
+from sparring.runtime.explain import one_line
 from sparring.runtime.storage import StorageError
 from tests.disks import small_disk
 

@@ -6,7 +6,8 @@ import uuid
 import numpy as np
 import pytest
 
-from sparring.runtime.errors import ConfigError, one_line
+from sparring.runtime.errors import ConfigError
+from sparring.runtime.explain import one_line
 from sparring.runtime.parallel import parallel_map
 from sparring.runtime.storage import StorageError
 from sparring.seeding import task_rng

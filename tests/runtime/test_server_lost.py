@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import pytest
 from mlflow.tracking import MlflowClient
 
-from sparring.runtime.errors import one_line
+from sparring.runtime.explain import one_line
 from sparring.runtime.outbox import TrackingLost
 from sparring.runtime.tracking import tracked_run
 from tests.commands import ROOT, run_pipeline, start_pipeline, wait_while_running
@@ -51,7 +51,7 @@ def test_records_made_while_the_server_is_down_are_sent_when_it_answers(tmp_path
 
 NEVER_BACK = """
 import sys
-from sparring.runtime.errors import one_line
+from sparring.runtime.explain import one_line
 from sparring.runtime.tracking import tracked_run
 from tests.services import mlflow_server
 from pathlib import Path
@@ -95,6 +95,21 @@ def test_a_tracking_lost_error_is_its_own_one_line():
     line = one_line(raw)
     assert line.startswith("the MLflow server does not answer (http://***@h:5000/")
     assert "pw" not in line
+
+
+def test_a_ray_cluster_that_does_not_answer_is_named_not_the_mlflow_server(monkeypatch):
+    from ray.job_submission import JobSubmissionClient
+
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    with pytest.raises(ConnectionError) as raised:  # Ray's own error, from Ray's own code
+        JobSubmissionClient("http://127.0.0.1:9")
+    line = one_line(raised.value)
+    assert line.startswith("the Ray cluster does not answer (Failed to connect to Ray at "), line
+    assert "127.0.0.1:9" in line and "MLflow" not in line
+    monkeypatch.setenv("RAY_ADDRESS", "10.0.0.1:6379")  # a job's driver: the job's cluster
+    assert "(at 10.0.0.1:6379)" in one_line(raised.value)
+    # the control: the same kind of error raised outside Ray is still the tracking server's
+    assert one_line(ConnectionError("refused")).startswith("the MLflow server does not answer")
 
 
 # Enough short generations that the run is still going when the server goes, on any machine.

@@ -15,7 +15,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.launch.preflight import check_tracking
-from sparring.runtime.errors import one_line
+from sparring.runtime.explain import one_line
 from sparring.runtime.sqlite_store import BrokenStore
 from sparring.runtime.tracking import open_store
 from tests.disks import small_disk
@@ -75,7 +75,7 @@ def test_a_half_made_store_is_refused_in_one_line_before_any_work(tmp_path):
 
 REOPEN = """
 import sys
-from sparring.runtime.errors import one_line
+from sparring.runtime.explain import one_line
 from sparring.runtime.tracking import open_store
 try:
     open_store(sys.argv[1])

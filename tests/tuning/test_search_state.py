@@ -11,7 +11,8 @@ from mlflow.tracking import MlflowClient
 
 from sparring.config import to_typed
 from sparring.runtime.config import to_container
-from sparring.runtime.errors import ConfigError, UsageError, one_line
+from sparring.runtime.errors import ConfigError, UsageError
+from sparring.runtime.explain import one_line
 from sparring.tuning import state
 from sparring.tuning.summary import TrialRecord
 from tests.configs import compose_config
@@ -131,13 +132,13 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     cut by the interruption before Tune saved its trial (no record names it), says that a new
     trial ran in its place, not that it was rerun; a seventh, finished in that moment, says it
     is not in the search's results."""
-    from sparring.pipelines.tune import (
+    from sparring.runtime.tracking import ENDED_TAG
+    from sparring.tuning.runs import (
         INTERRUPTED_NOTE,
         UNSAVED_FINISHED_NOTE,
         UNSAVED_NOTE,
-        _close_trials,
+        close_trials,
     )
-    from sparring.runtime.tracking import ENDED_TAG
 
     client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
     exp = client.create_experiment("evolve", artifact_location=(tmp_path / "a").as_uri())
@@ -169,7 +170,7 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
         TrialRecord(4, "t4", {}, 3.25, "stopped", 2),
         TrialRecord(5, "t5", {}, 7.0, "finished", 6),
     ]
-    _close_trials(client, exp, parent, records, objective, 6)
+    close_trials(client, exp, parent, records, objective, 6)
     for run_id, record, status in (
         (done, records[0], "FINISHED"),
         (closed, records[1], "KILLED"),
@@ -199,7 +200,8 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
 def test_a_search_whose_every_trial_failed_is_failed_and_exits_1(tmp_path, capsys):
     """No trial finished: no best config is written, the parent run is FAILED (not FINISHED)
     and the command's exit status is 1; one finished trial is enough for 0."""
-    from sparring.pipelines.tune import _finish, exit_status
+    from sparring.pipelines.tune import exit_status
+    from sparring.tuning.report import finish
 
     client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
     exp = client.create_experiment("evolve", artifact_location=(tmp_path / "a").as_uri())
@@ -210,7 +212,7 @@ def test_a_search_whose_every_trial_failed_is_failed_and_exits_1(tmp_path, capsy
     )
     failed = [TrialRecord(n, f"t{n}", {}, None, "failed", 0) for n in (1, 2)]
     parent = client.create_run(exp).info.run_id
-    out = _finish(client, parent, exp, job, failed, "s1", "champion_bb100_vs_mixed", True)
+    out = finish(client, parent, exp, job, failed, "s1", "champion_bb100_vs_mixed", True)
     assert client.get_run(parent).info.status == "FAILED"
     assert out["best"] is None and exit_status(out) == 1
     assert not (tmp_path / "best").exists()
@@ -218,7 +220,7 @@ def test_a_search_whose_every_trial_failed_is_failed_and_exits_1(tmp_path, capsy
     params = {"ga.p_mutation": 0.1}
     done = [*failed, TrialRecord(3, "t3", params, 5.0, "finished", 6)]
     parent = client.create_run(exp).info.run_id
-    out = _finish(client, parent, exp, job, done, "s1", "champion_bb100_vs_mixed", True)
+    out = finish(client, parent, exp, job, done, "s1", "champion_bb100_vs_mixed", True)
     assert client.get_run(parent).info.status == "FINISHED" and exit_status(out) == 0
 
 
@@ -230,9 +232,9 @@ def test_a_trial_cut_by_an_interruption_and_rerun_is_recorded_once(tmp_path):
     stay KILLED, say they were cut, lose the stop tag the stop gave them and get neither a
     ``trial_state`` nor another run's objective; the reruns are the trials' records, and
     ``compare --sweep`` lists each trial once, by its record."""
-    from sparring.pipelines.compare import compare
-    from sparring.pipelines.tune import INTERRUPTED_NOTE, _close_trials
+    from sparring.reporting.compare import compare
     from sparring.runtime.tracking import ENDED_TAG, STOPPED_TAG
+    from sparring.tuning.runs import INTERRUPTED_NOTE, close_trials
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     client = MlflowClient(uri)
@@ -267,7 +269,7 @@ def test_a_trial_cut_by_an_interruption_and_rerun_is_recorded_once(tmp_path):
         TrialRecord(2, "t2", {}, 30.0, "stopped", 2),
         TrialRecord(3, "t3", {}, 20.0, "finished", 6),
     ]
-    _close_trials(client, exp, parent, records, objective, 6)
+    close_trials(client, exp, parent, records, objective, 6)
     for cut in (cut1, cut2):
         run = client.get_run(cut)
         assert run.info.status == "KILLED"

@@ -12,8 +12,9 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines import evolve, tune
-from sparring.pipelines.compare import compare
+from sparring.reporting.compare import compare
 from sparring.runtime.tracking import STOPPED_TAG
+from sparring.tuning.runs import INTERRUPTED_NOTE, UNSAVED_FINISHED_NOTE, UNSAVED_NOTE
 from sparring.tuning.trial import NUMBER_TAG, TRIAL_TAG
 from tests.commands import (
     run_cli,
@@ -252,8 +253,8 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
         if not run.data.params:  # the kill came between the run's creation and its params
             assert run.info.status == "KILLED", run.data.tags[NUMBER_TAG]
             assert run.data.tags["sparring.ended_by"] in (
-                tune.INTERRUPTED_NOTE,
-                tune.UNSAVED_NOTE,
+                INTERRUPTED_NOTE,
+                UNSAVED_NOTE,
             )
             continue
         assert run.data.params["ga.generations"] == "6", run.data.tags[NUMBER_TAG]
@@ -264,7 +265,7 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
     # search (a new one ran in its place); its run says so
     unsaved = {r.data.tags[TRIAL_TAG] for r in finished if "sparring.ended_by" in r.data.tags}
     for run in finished:
-        assert run.data.tags.get("sparring.ended_by") in (None, tune.UNSAVED_FINISHED_NOTE)
+        assert run.data.tags.get("sparring.ended_by") in (None, UNSAVED_FINISHED_NOTE)
     runs = [r for r in finished if r.data.tags[TRIAL_TAG] not in unsaved]
     ids = [r.data.tags[TRIAL_TAG] for r in runs]
     assert len(ids) == 5 and len(set(ids)) == 5  # every trial finished exactly once
@@ -274,9 +275,9 @@ def test_a_killed_search_resumes_without_rerunning_finished_trials(tmp_path):
         # the kill came before Tune saved it, a new trial ran in its place and the run says so
         ended_by = run.data.tags["sparring.ended_by"]
         if run.data.tags[TRIAL_TAG] in ids:
-            assert ended_by == tune.INTERRUPTED_NOTE
+            assert ended_by == INTERRUPTED_NOTE
         else:
-            assert ended_by == tune.UNSAVED_NOTE
+            assert ended_by == UNSAVED_NOTE
         # #47 item 7: a cut run is not its trial's record, nor stopped by a scheduler
         assert "trial_state" not in run.data.tags and STOPPED_TAG not in run.data.tags
         assert "trial_objective" not in run.data.metrics
@@ -341,7 +342,7 @@ def refusal(searchpath: str) -> str:
     """The one line a bad preset gets: from composing the search's config or from checking
     its space against the target's schema (what the tune pipeline does before any trial)."""
     from sparring.config import to_typed
-    from sparring.runtime.errors import one_line
+    from sparring.runtime.explain import one_line
     from sparring.tuning import target
     from tests.configs import compose_config
 

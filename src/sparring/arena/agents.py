@@ -14,14 +14,19 @@ Specs (``parse``; a bad one is one ``ConfigError`` line naming what is allowed):
 - ``acpc:<command line>``: an ACPC poker program, started with host and port appended and
   dealt to over TCP (``acpc_seat``), under the same limits;
 - Sparring's own: ``random`` and ``first`` (any game: a uniformly random or the first legal
-  action), ``flagbots@depth=<n>`` and ``flagbots@<ms>ms`` (the alpha-beta engine at a fixed
-  depth or time per move), ``poker@<baseline>`` (a baseline chromosome: calling_station,
-  maniac, random, tight_aggressive) and ``champion@<alias|version>`` (a registered champion
-  chromosome; the pipeline reads it from the model registry and hands it to ``make`` as
-  ``resolved``), both played by ``chromosome.ChromosomeAgent``; ``mus@default`` or
-  ``mus@<rate>=<value>,...`` (a synthetic Mus player, ``mus.players.Profile`` fields) and
-  ``eleusis@<learner>[:<param>=<value>]`` (an Eleusis scientist that learns), from
-  ``house``.
+  action), ``champion@<alias|version>`` (a registered champion; the pipeline reads it from the
+  model registry and hands it to ``make`` as ``resolved``, and the game that declares the
+  ``champion`` kind makes its agent: poker's chromosome) and each game's own,
+  ``<game>@...``, which the game checks and makes (``game_api.Traits.house_agent``):
+  ``flagbots@depth=<n>`` and ``flagbots@<ms>ms`` (the alpha-beta engine at a fixed depth or
+  time per move), ``poker@<baseline>`` (a baseline chromosome: calling_station, maniac,
+  random, tight_aggressive), ``mus@default`` or ``mus@<rate>=<value>,...`` (a synthetic Mus
+  player, ``mus.players.Profile`` fields) and ``eleusis@<learner>[:<param>=<value>]`` (an
+  Eleusis scientist that learns).
+
+Which game an agent plays (``AgentSpec.games``) is asked of the registry too: a game's own
+spec plays that game, an ``acpc:`` program or a champion the games whose ``agent_kinds`` hold
+its kind (poker's), any other every game.
 """
 
 from __future__ import annotations
@@ -39,19 +44,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
+from sparring import game_api
 from sparring.arena.protocol import ProgramAgent
 from sparring.arena.sandbox import Limits
-from sparring.poker.catalog import BASELINES
 from sparring.runtime.errors import ConfigError
 
-POKER_BASELINES = BASELINES[:-1]  # the players: "mixed" is a table of them
-ALLOWED = (
-    "py:<module>:<Name>, cmd:<command line>, acpc:<command line>, random, first, "
-    f"flagbots@depth=<1..10>, flagbots@<ms>ms, poker@<{'|'.join(POKER_BASELINES)}>, "
-    "champion@<alias|version>, "
-    "mus@default, mus@<rate>=<value>,..., eleusis@<learner>[:<param>=<value>]"
-)
-_FLAGBOTS = re.compile(r"^flagbots@(?:depth=(\d+)|(\d+)ms)$")
+KINDS = "py:<module>:<Name>, cmd:<command line>, acpc:<command line>, random, first"
+CHAMPION = "champion@<alias|version>"
 _CHAMPION = re.compile(r"^champion@(?:(\d+)|([A-Za-z_][\w-]*))$")
 _PY = re.compile(r"^py:([A-Za-z_][\w.]*):([A-Za-z_]\w*)$")
 
@@ -78,13 +77,14 @@ class AgentSpec:
 
     @property
     def games(self) -> tuple[str, ...] | None:
-        """The games it can play (None: any)."""
-        if self.text.startswith("flagbots@"):
-            return ("flagbots",)
-        if self.text.startswith(("poker@", "champion@", "acpc:")):
-            return ("poker",)
-        if self.text.startswith(("mus@", "eleusis@")):
-            return (self.text.split("@", 1)[0],)
+        """The games it can play (None: any): a game's own spec that game; an ACPC program
+        or a champion the games that declare its kind (``agent_kinds``)."""
+        if self.kind in ("acpc", "champion"):
+            return tuple(
+                g for g in game_api.registered() if self.kind in game_api.trait(g, "agent_kinds")
+            )
+        if self.kind == "builtin" and "@" in self.text:
+            return (own_game(self.text),)
         return None
 
     def digest(self) -> str:
@@ -114,6 +114,29 @@ def _callable_bare(found: Any) -> bool:
         p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
         for p in signature.parameters.values()
     )
+
+
+def own_game(text: str) -> str:
+    """The game whose own spec ``text`` (``<game>@...``) would be: its name before the ``@``."""
+    return text.partition("@")[0]
+
+
+def allowed() -> str:
+    """Every form of agent spec, as an error lists them (the games' own from the registry)."""
+    own = [form for g in game_api.registered() for form in game_api.trait(g, "house_agents")]
+    return ", ".join([KINDS, CHAMPION, *own])
+
+
+def _house_maker(text: str, key: str) -> Any:
+    """The maker of a game's own spec ``text`` (``<game>@...``, checked by the game), or None
+    when no registered game owns it."""
+    game = own_game(text)
+    if "@" not in text or game not in game_api.registered():
+        return None
+    try:
+        return game_api.trait(game, "house_agent")(text)
+    except ValueError as exc:
+        raise ConfigError(key, text, str(exc)) from None
 
 
 def parse(text: str, key: str = "agent") -> AgentSpec:
@@ -161,31 +184,15 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
         return AgentSpec(text, "py", module=module, attribute=attribute)
     if text in ("random", "first"):
         return AgentSpec(text, "builtin")
-    match = _FLAGBOTS.match(text)
-    if match:
-        depth, ms = match.groups()
-        if depth is not None and not 1 <= int(depth) <= 10:
-            raise ConfigError(key, text, "flagbots@depth=<1..10>")
-        if ms is not None and not int(ms) >= 1:
-            raise ConfigError(key, text, "flagbots@<ms>ms with ms >= 1")
-        return AgentSpec(text, "builtin")
-    if text.startswith("poker@"):
-        if text[len("poker@") :] not in POKER_BASELINES:
-            raise ConfigError(key, text, f"poker@<{'|'.join(POKER_BASELINES)}>")
-        return AgentSpec(text, "builtin")
     if text.startswith("champion@"):
         match = _CHAMPION.match(text)
         if not match:
             raise ConfigError(key, text, "champion@<alias> or champion@<version>")
         version, alias = match.groups()
         return AgentSpec(text, "champion", alias=alias or "", version=version or "")
-    if text.startswith("mus@"):
-        mus_rates(text, key)
+    if _house_maker(text, key) is not None:  # a game's own, checked by the game
         return AgentSpec(text, "builtin")
-    if text.startswith("eleusis@"):
-        learner(text, key)
-        return AgentSpec(text, "builtin")
-    raise ConfigError(key, text, f"an agent spec: one of {ALLOWED}")
+    raise ConfigError(key, text, f"an agent spec: one of {allowed()}")
 
 
 _PIECE = re.compile(r"[^/\s]+")  # a word of a command line, or a part of a path in it
@@ -249,51 +256,6 @@ def short_names(specs: Sequence[str]) -> list[str]:
     return out
 
 
-def mus_rates(text: str, key: str = "agent") -> dict[str, Any]:
-    """The ``Profile`` fields of a ``mus@`` spec (``mus@default``: none), checked."""
-    from sparring.mus.players import Profile
-
-    body = text[len("mus@") :]
-    if body == "default":
-        return {}
-    fields = set(Profile.__dataclass_fields__)
-    rates: dict[str, Any] = {}
-    for item in body.split(","):
-        name, eq, value = item.partition("=")
-        if not eq or name.strip() not in fields:
-            raise ConfigError(key, text, f"mus@default or mus@<rate>=<value>,... with rates "
-                              f"from {', '.join(sorted(fields))}")  # fmt: skip
-        try:
-            rates[name.strip()] = int(value) if name.strip() == "bet_size" else float(value)
-        except ValueError:
-            raise ConfigError(key, text, f"a number for {name.strip()} (got {value!r})") from None
-    try:
-        Profile(**rates)
-    except ValueError as exc:
-        raise ConfigError(key, text, f"rates a Mus player may have ({exc})") from None
-    from sparring.mus.game import MusConfig
-
-    low, high = MusConfig().min_envido, MusConfig().max_bet
-    if not low <= rates.get("bet_size", low) <= high:  # an envido the game offers
-        raise ConfigError(key, text, f"bet_size in {low}..{high} (the envidos Mus offers)")
-    return rates
-
-
-def learner(text: str, key: str = "agent") -> tuple[str, float]:
-    """The scientist and its parameter of an ``eleusis@`` spec: a learner, told nothing of the
-    deck (the oracle, the optimal policy and the informed reference are not agents)."""
-    from sparring.eleusis.roster import LEARNERS, parse_scientist
-
-    body = text[len("eleusis@") :]
-    try:
-        name, param = parse_scientist(body)
-    except ValueError as exc:
-        raise ConfigError(key, text, f"eleusis@<{'|'.join(LEARNERS)}> ({exc})") from None
-    if name not in LEARNERS:
-        raise ConfigError(key, text, f"eleusis@<{'|'.join(LEARNERS)}> ({name} is told the deck)")
-    return name, param
-
-
 def make(
     spec: AgentSpec, limits: Limits, name: str | None = None, resolved: dict | None = None
 ) -> Any:
@@ -318,31 +280,17 @@ def make(
             raise ConfigError("agent", spec.text, "an object with act(observation, legal)")
         return agent
     if spec.kind == "champion":
-        from sparring.arena.chromosome import ChromosomeAgent
-
         if resolved is None:
             raise ValueError(f"{spec.text}: its chromosome was not read from the registry")
-        factors = {k: resolved[k] for k in ("raise_factor", "call_factor") if k in resolved}
-        return ChromosomeAgent(resolved["genes"], **factors)
-    if spec.text.startswith("poker@"):
-        from sparring.arena.chromosome import ChromosomeAgent
-        from sparring.poker.bots import baseline
-
-        return ChromosomeAgent(baseline(spec.text[len("poker@") :]))
-    if spec.text.startswith("mus@"):
-        from sparring.arena.house import MusPlayerAgent
-
-        return MusPlayerAgent(mus_rates(spec.text))
-    if spec.text.startswith("eleusis@"):
-        from sparring.arena.house import ScientistAgent
-
-        return ScientistAgent(*learner(spec.text))
+        games = spec.games or ()
+        if not games:
+            raise ValueError(f"{spec.text}: no registered game declares the champion kind")
+        return game_api.trait(games[0], "champion_agent")(resolved)
     if spec.text == "random":
         return RandomAgent()
     if spec.text == "first":
         return FirstAgent()
-    depth, ms = _FLAGBOTS.match(spec.text).groups()  # type: ignore[union-attr]
-    return FlagBotsEngineAgent(depth=int(depth) if depth else None, ms=int(ms) if ms else None)
+    return _house_maker(spec.text, "agent")()
 
 
 class FirstAgent:
@@ -363,31 +311,3 @@ class RandomAgent:
 
     def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
         return self.rng.choice(list(legal))
-
-
-class FlagBotsEngineAgent:
-    """Sparring's FlagBots alpha-beta engine at a fixed depth or a time per move, reading the
-    position from the observation alone (as any outside agent must)."""
-
-    def __init__(self, depth: int | None, ms: int | None) -> None:
-        self.depth, self.ms = depth, ms
-        self.engine: Any = None
-
-    def start(self, info: dict[str, Any]) -> None:
-        # a new engine per game: a table kept from earlier games would make a game's moves
-        # depend on which games came before it (on how units are cut into blocks)
-        self.engine = None
-
-    def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> Any:
-        from sparring.flagbots.engine import Engine
-        from sparring.flagbots.game import Position
-        from sparring.flagbots.searchers import searcher
-
-        position = Position.from_text(observation["position"])
-        if self.engine is None:
-            self.engine = Engine(position.cfg, searcher("full"))
-        if self.depth is not None:
-            result = self.engine.search(position.st, depth=self.depth, time_s=None)
-        else:
-            result = self.engine.search(position.st, time_s=(self.ms or 1) / 1000)
-        return int(result.move)

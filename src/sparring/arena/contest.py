@@ -38,7 +38,7 @@ from sparring.seeding import task_seed
 def seatings(game: Any) -> list[tuple[str, ...]]:
     """The games of one unit: which role (``A``/``B``) sits in each seat."""
     n = game.num_players
-    teams = getattr(game, "teams", None)
+    teams = game_api.trait(game, "teams")
     if n == 1:
         return [("A",), ("B",)]
     if teams:
@@ -52,7 +52,7 @@ def seatings(game: Any) -> list[tuple[str, ...]]:
 def _by_total(game: Any) -> bool:
     """Whether a unit is scored on its totals: a game whose returns are amounts (poker's
     chips), where a duplicate pair cancels the luck of the cards only when summed."""
-    return bool(getattr(game, "scored_by_total", False))
+    return bool(game_api.trait(game, "scored_by_total"))
 
 
 def unit_seed(secret: bytes, unit: int) -> int:
@@ -126,24 +126,22 @@ class Block:
 
 def table(game: str, seats: int = 0, variant: str = "") -> Any:
     """The game ``game`` played at ``seats`` seats (0: as registered), with the settings of
-    ``variant`` ("" as registered; Eleusis: ``deck=...;harma=...;cap=...``). Only poker has a
-    table size: at n seats a unit is n hands of one deal, A in each seat once, B in the others
-    (a duplicate rotation)."""
-    if variant:
-        if game != "eleusis":
-            raise ValueError(f"{game} has no settings ({variant})")
-        from sparring.eleusis.game import Eleusis
-
-        settings = dict(item.split("=", 1) for item in variant.split(";"))
-        return Eleusis(settings["deck"], int(settings["harma"]), int(settings["cap"]))
+    ``variant`` ("" as registered; Eleusis: ``deck=...;harma=...;cap=...``): the game's own
+    ``with_variant`` and ``at_table`` make it (a game that has several ``table_sizes``, poker:
+    at n seats a unit is n hands of one deal, A in each seat once, B in the others, a
+    duplicate rotation)."""
     registered = game_api.get(game)
+    if variant:
+        with_variant = getattr(registered, "with_variant", None)
+        if not callable(with_variant):
+            raise ValueError(f"{game} has no settings ({variant})")
+        return with_variant(variant)
     if not seats or seats == registered.num_players:
         return registered
-    if game != "poker":
+    at_table = getattr(registered, "at_table", None)
+    if not game_api.trait(registered, "table_sizes") or not callable(at_table):
         raise ValueError(f"{game} is played by {registered.num_players}, not {seats}")
-    from sparring.poker.game import Holdem
-
-    return Holdem(seats)
+    return at_table(seats)
 
 
 def play_block(
@@ -210,7 +208,7 @@ def _play_or_forfeit(game, seating, agents, roles, seed, start, withdrawn, secre
     gone = [s for s, who in enumerate(seating) if who in withdrawn]
     if gone:  # not played: the withdrawn side forfeits
         seat = gone[0]
-        returns = forfeit_returns(game.num_players, seat, getattr(game, "teams", None))
+        returns = forfeit_returns(game.num_players, seat, game_api.trait(game, "teams"))
         return GameRecord(
             game.name,
             seed,
@@ -247,8 +245,7 @@ def blocks_for(
 ) -> list[Block]:
     """``units`` units of ``a`` against ``b`` cut into blocks of ``block`` units."""
     return [
-        Block(game, a, b, s, min(s + block, units), seats, variant)
-        for s in range(0, units, block)
+        Block(game, a, b, s, min(s + block, units), seats, variant) for s in range(0, units, block)
     ]
 
 
@@ -275,12 +272,10 @@ def score_interval(scores: np.ndarray, z: float = 1.96) -> tuple[float, float, f
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
-BIG_BLIND = 2  # chips: the engine's blinds are 1 and 2, its bets 2 (preflop, flop), 4 after
-
-
-def pair_bb100(results: Sequence[dict[str, Any]], a: str, b: str) -> np.ndarray:
-    """Poker: A's result per unit against B in bb/100 (big blinds per 100 hands, a hand's
-    result being A's mean return over the seats it holds), in unit order. A unit's hands are
+def pair_win_rate(results: Sequence[dict[str, Any]], a: str, b: str, unit: float) -> np.ndarray:
+    """A's result per unit against B per 100 games, in ``unit``s of the returns (a game whose
+    returns are amounts, ``win_rate_unit``: poker's bb/100, big blinds per 100 hands, a hand's
+    result being A's mean return over the seats it holds), in unit order. A unit's games are
     the same cards dealt to both seatings, so its luck largely cancels."""
     units = sorted(
         (u for r in results if (r["block"]["a"], r["block"]["b"]) == (a, b) for u in r["units"]),
@@ -289,7 +284,7 @@ def pair_bb100(results: Sequence[dict[str, Any]], a: str, b: str) -> np.ndarray:
     per_unit = []
     for u in units:
         won = sum(_side(g["returns"], g["seating"], "A") for g in u["games"])
-        per_unit.append(100.0 * won / (BIG_BLIND * max(1, len(u["games"]))))
+        per_unit.append(100.0 * won / (unit * max(1, len(u["games"]))))
     return np.array(per_unit, np.float64)
 
 

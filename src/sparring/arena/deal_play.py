@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from sparring.arena.chromosome import ChromosomeAgent
 from sparring.arena.play import forfeit_returns, play_game
 from sparring.ga.fitness import bb_per_100
 from sparring.poker.cards import CARD_TEXTS
 from sparring.poker.game import Holdem, HoldemHand
+from sparring.poker.house import ChromosomeAgent
 from sparring.poker.rules import MAX_BETS, STREET_NAMES, bet_size
 
 MAX_HAND_LOSS = float(sum(MAX_BETS * bet_size(street) for street in range(4)))

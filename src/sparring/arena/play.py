@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparring.arena.sandbox import AgentFault
-from sparring.game_api import Game, IllegalActionError
+from sparring.game_api import Game, IllegalActionError, trait
 from sparring.runtime import keys
 
 _PROCESS_SECRET = secrets.token_bytes(32)  # keys the start seeds of a caller without a secret
@@ -102,7 +102,7 @@ def play_game(
         if game.num_players == 1:
             record.returns = [float(r) for r in state.returns()]
         else:
-            record.returns = forfeit_returns(game.num_players, seat, getattr(game, "teams", None))
+            record.returns = forfeit_returns(game.num_players, seat, trait(game, "teams"))
         for other, agent in enumerate(agents):
             if other != seat:
                 _end(agent, record.returns)

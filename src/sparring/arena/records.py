@@ -10,7 +10,8 @@ each with the feedback it got), then the end.
       ...
       end: returns [1, -1]; forfeit: seat 0 timeout (... did not answer in time)
 
-Poker has its own record, the ACPC dealer's hand histories (``hands.log``).
+A game may keep a record of its own instead (its ``history``: poker's ACPC dealer's hand
+histories, ``hands.log``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ from typing import Any
 from mlflow.entities import Run
 from mlflow.tracking import MlflowClient
 
-from sparring.runtime.errors import EXIT_USAGE, UsageError, one_line
+from sparring.runtime.errors import EXIT_USAGE, UsageError
+from sparring.runtime.explain import one_line
 
 __all__ = [
     "DECISIONS",

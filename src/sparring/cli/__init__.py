@@ -39,7 +39,8 @@ from sparring.cli import (
     tune,
 )
 from sparring.cli.common import EXIT_USAGE, Parser
-from sparring.runtime.errors import EXIT_INTERRUPTED, one_line, reader_gone
+from sparring.runtime.errors import EXIT_INTERRUPTED, reader_gone
+from sparring.runtime.explain import one_line
 
 DOMAINS = (poker, mus, eleusis, flagbots, runs, tune, arena, cluster, submit, local_ray)
 GROUPS = {

@@ -8,12 +8,15 @@ Everything after ``arena`` is Hydra's:
 from __future__ import annotations
 
 from sparring.cli.hydra_pipeline import HydraCommand
+from sparring.games import GAMES
 
+# the built-in games from their table (reading the whole registry, plugins and all, would scan
+# the installed distributions' metadata on every `sparring` command: ~50 ms)
 COMMAND = HydraCommand(
     "arena",
     "any agent against any other (py:module:Class, cmd:<program>, acpc:<ACPC poker program>, "
-    "Sparring's own) in flagbots, "
-    "poker, mus or eleusis: a gauntlet, a round robin or an SPRT head-to-head, sandboxed, "
+    f"Sparring's own) in {', '.join(GAMES)} or a plugin's game: a gauntlet, a round robin or "
+    "an SPRT head-to-head, sandboxed, "
     "fanned out on Ray (pipelines/arena.py; Hydra overrides follow, e.g. game=flagbots "
     "agent=random 'field=[first]')",
     "sparring.pipelines.arena:run",

@@ -14,13 +14,13 @@ from sparring.runtime.errors import UsageError
 
 @dataclass(frozen=True)
 class HydraCommand:
-    """``sparring <name>`` = ``python pipelines/<name>.py``; ``target`` is its body and
-    ``exit_status`` (optional) what turns its result into the exit status."""
+    """``sparring <name>`` = ``python pipelines/<name>.py``; ``target`` is its body. What else
+    the launcher does for it (its exit status, resume hint, preflight) is the pipeline's traits
+    (``sparring.pipelines.PIPELINES``), the same for both."""
 
     name: str
     help: str
     target: str
-    exit_status: str | None = None
 
     def register(self, top: argparse._SubParsersAction, groups: dict) -> None:
         parser = top.add_parser(self.name, help=self.help, description=self.help, add_help=False)
@@ -43,5 +43,5 @@ class HydraCommand:
 
         path = self.script()
         sys.argv = [str(path), *args.overrides]
-        launch(str(path), self.name, self.target, exit_status=self.exit_status)
+        launch(str(path), self.name, self.target)
         return 0

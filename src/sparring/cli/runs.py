@@ -112,7 +112,7 @@ def compare(args: argparse.Namespace) -> int:
         raise UsageError(f"--output-dir {exc}") from None
     if not (args.sweep or args.model):
         check_readable_store(args.tracking_uri, args.experiment, [args.metric, *args.metrics])
-    from sparring.pipelines.compare import compare as compare_runs  # MLflow: after the checks
+    from sparring.reporting.compare import compare as compare_runs  # MLflow: after the checks
 
     compare_runs(
         args.tracking_uri,

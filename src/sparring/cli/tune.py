@@ -15,6 +15,5 @@ COMMAND = HydraCommand(
     "MLflow child run (pipelines/tune.py; Hydra overrides follow, e.g. hparams_search=ga_tpe "
     "trials=24)",
     "sparring.pipelines.tune:run",
-    exit_status="sparring.pipelines.tune:exit_status",
 )
 register, script, run = COMMAND.register, COMMAND.script, COMMAND.run

@@ -11,8 +11,7 @@ from sparring.arena.sandbox import Limits
 from sparring.arena.sprt import SPRT
 from sparring.config import checks
 from sparring.config.common import RayConfig, StorageConfig, TrackingConfig
-from sparring.game_api import get as get_game
-from sparring.game_api import registered
+from sparring.game_api import registered, trait
 from sparring.runtime.errors import ConfigError
 
 MAX_UNITS = 100_000  # units per pair (SPRT: in all): ~10^6 games, a few hundred MB of results
@@ -105,19 +104,22 @@ class EleusisArenaConfig:
         return f"deck={self.deck};harma={self.harma};cap={self.cap}"
 
 
+GAME_SETTINGS = (EleusisArenaConfig,)  # a game's own section, named after the game
+
+
 @dataclass
 class ArenaConfig:
     """A gauntlet, a round robin or an SPRT head-to-head of agent specs in ``game``."""
 
     game: str = "flagbots"
-    seats: int | None = None  # poker's table size, 2..10 (null = heads up); a unit rotates A
+    seats: int | None = None  # the game's table size (poker: 2..10; null = its own): A rotates
     kind: Kind = Kind.gauntlet
     agent: str | None = "random"  # the agent under test (gauntlet, sprt; not a round robin)
     field: list[str] = dataclasses.field(default_factory=lambda: ["first"])
     units: int = 10  # units per pair (sprt: per wave, up to sprt.max_units)
     block: int = 5  # units per Ray task
     seed: int = 0
-    opening_plies: int | None = None  # null = 2 in FlagBots (no chance there), else 0
+    opening_plies: int | None = None  # null = the game's (FlagBots: 2, no chance there; else 0)
     withdraw_after: int = 3  # faults in a row before an entrant is withdrawn
     output_dir: str = "data/arena"
     model_name: str = "sparring-holdem-champion"  # the registered model champion@ specs name
@@ -133,10 +135,13 @@ class ArenaConfig:
         if self.game not in games:
             raise ConfigError("game", self.game, f"one of {', '.join(games)}")
         if self.seats is not None:
-            if self.game != "poker":
-                raise ConfigError("seats", self.seats, f"null: only poker has a table size "
-                                  f"(game={self.game})")  # fmt: skip
-            checks.integer("seats", self.seats, 2, 10)
+            sizes = trait(self.game, "table_sizes")  # (a game's light declaration: no engine)
+            if not sizes:
+                sized = [g for g in games if trait(g, "table_sizes")]
+                only = f"only {', '.join(sized)} {'has' if len(sized) == 1 else 'have'}"
+                raise ConfigError("seats", self.seats, f"null: {only if sized else 'no game has'}"
+                                  f" a table size (game={self.game})")  # fmt: skip
+            checks.integer("seats", self.seats, sizes[0], sizes[-1])
         if self.kind is not Kind.round_robin and self.agent is None:
             raise ConfigError("agent", None, f"the agent under test (kind={self.kind.value})")
         if not self.field:
@@ -166,8 +171,11 @@ class ArenaConfig:
 
     @property
     def variant(self) -> str:
-        """The game's settings beyond its name (Eleusis: ``eleusis.*``), "" for none."""
-        return self.eleusis.variant if self.game == "eleusis" else ""
+        """The game's settings beyond its name, "" for none: those of the section named after
+        the game, where this schema has one (``eleusis.*``; the game reads them back,
+        ``with_variant``)."""
+        section = getattr(self, self.game, None)
+        return section.variant if isinstance(section, GAME_SETTINGS) else ""
 
     @property
     def under_test(self) -> str | None:
@@ -185,7 +193,7 @@ class ArenaConfig:
         (``opening_plies`` of the game: FlagBots has no chance, so its start is varied)."""
         if self.opening_plies is not None:
             return self.opening_plies
-        return int(getattr(get_game(self.game), "opening_plies", 0))
+        return int(trait(self.game, "opening_plies"))
 
     def pairs(self) -> list[tuple[str, str]]:
         """(A, B) of every pairing: A is the agent under test, or the earlier of the field."""

@@ -27,6 +27,7 @@ from typing import Any
 from sparring.eleusis.cards import N_CARDS, card_name
 from sparring.eleusis.decks import make_deck
 from sparring.eleusis.env import DEFAULT_HARMA, EleusisGame, Feedback
+from sparring.eleusis.traits import EleusisTraits
 from sparring.game_api import TERMINAL, Game, IllegalActionError
 
 CARDS = tuple(card_name(c) for c in range(N_CARDS))
@@ -94,8 +95,8 @@ class EleusisPlay:
         return other
 
 
-class Eleusis:
-    """Eleusis as a ``game_api.Game`` (see the module docstring)."""
+class Eleusis(EleusisTraits):
+    """Eleusis as a ``game_api.Game`` (see the module docstring; its traits: ``eleusis.traits``)."""
 
     name = "eleusis"
     num_players = 1
@@ -109,6 +110,12 @@ class Eleusis:
 
     def new_state(self, seed: int) -> EleusisPlay:
         return EleusisPlay(EleusisGame(make_deck(self.deck, seed), seed, self.harma, self.cap))
+
+    def with_variant(self, variant: str) -> Eleusis:
+        """The game with the settings of a contest, ``deck=<deck>;harma=<h0>;cap=<guesses>``
+        (the arena config's ``eleusis.*``)."""
+        settings = dict(item.split("=", 1) for item in variant.split(";"))
+        return Eleusis(settings["deck"], int(settings["harma"]), int(settings["cap"]))
 
     def snapshot(self, play: EleusisPlay) -> Hashable:
         g = play.game

@@ -65,6 +65,7 @@ from sparring.flagbots.rules import (
     unmake,
     zobrist_table,
 )
+from sparring.flagbots.traits import FlagBotsTraits
 from sparring.game_api import TERMINAL, Game, IllegalActionError
 
 _STEP = re.compile(r"^([a-z])(\d+)-([a-z])(\d+)$")
@@ -270,14 +271,14 @@ START = "9/1NNNNNNN1/9/9/9/9/9/1SSSSSSS1/9 s 80"
 """The default start position as text."""
 
 
-class FlagBotsGame:
+class FlagBotsGame(FlagBotsTraits):
     """FlagBots as a ``game_api.Game``: the start position, or the one written in ``text``.
-    Two players (0 South, 1 North), zero-sum; the seed is unused (there is no chance)."""
+    Two players (0 South, 1 North), zero-sum; the seed is unused (there is no chance: the
+    arena varies a unit's start with random plies, ``flagbots.traits``)."""
 
     name = "flagbots"
     num_players = 2
     constant_sum = 0.0
-    opening_plies = 2  # no chance: the arena varies a unit's start with two random plies
 
     def __init__(self, text: str | None = None, cfg: FlagBotsConfig | None = None) -> None:
         self.text, self.cfg = text, cfg

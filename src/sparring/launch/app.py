@@ -34,8 +34,10 @@ from sparring.config.objective import objective_value
 from sparring.launch.help import CHECK_ENV, CHECK_FLAG, wants_help
 from sparring.launch.help import render as render_help
 from sparring.launch.preflight import check_tracking
+from sparring.pipelines import PIPELINES
 from sparring.runtime import checkout
-from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, one_line, reader_gone
+from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, reader_gone
+from sparring.runtime.explain import one_line
 from sparring.runtime.signals import handle_termination, mark, termination
 
 RESUME_HINT = "interrupted; run the same command again to resume"
@@ -69,26 +71,21 @@ def refuse_lost_in_a_job(config: Any) -> None:
     refuse_lost(output_problems(to_container(config)))
 
 
-def launch(
-    script: str,
-    config_name: str,
-    run: Target,
-    *,
-    resumable: bool | Callable[[Any], bool] = False,
-    exit_status: Target | None = None,
-    preflight: Target | None = None,
-) -> None:
+def launch(script: str, config_name: str, run: Target) -> None:
     """Run ``run(typed_config)`` under Hydra with the conventions above; never returns.
 
     ``script`` is the calling file (``__file__``): its repository's ``conf/`` holds the configs.
+    ``run`` may be given as ``"module:function"``: it is imported after the checks, so nothing
+    heavy is imported for ``--help`` or a bad override. The task returns the metric the config
+    names as its ``objective`` (for sweepers).
+
+    The rest is the pipeline's traits (``sparring.pipelines.PIPELINES[config_name]``):
     ``resumable`` says whether running the same command again continues an interrupted run
-    (a function of the typed config where that depends on it, e.g. evolve's ``resume``).
-    ``run`` and ``exit_status`` may be given as ``"module:function"``: they are imported after
-    the checks, so nothing heavy is imported for ``--help`` or a bad override. ``preflight``
-    checks the typed config further before ``run`` is imported (compare: the store it reads).
-    The task returns the metric the config names as its ``objective`` (for sweepers).
-    ``exit_status`` maps the result of a single run to the process's exit status (retrain:
-    0 promoted, 10 kept); without it a finished run exits 0.
+    (a function of the typed config where that depends on it, e.g. evolve's ``resume``);
+    ``preflight`` checks the typed config further before ``run`` is imported (compare: the
+    store it reads); ``exit_status`` maps the result of a single run to the process's exit
+    status (retrain: 0 promoted, 10 kept), imported after the checks too; without it a
+    finished run exits 0.
     """
     import hydra
 
@@ -96,6 +93,11 @@ def launch(
     from sparring.config import to_typed
     from sparring.config.best_files import check_best_files
     from sparring.config.renamed import refuse_renamed
+
+    traits = PIPELINES[config_name]
+    resumable = traits.resumable
+    preflight = traits.preflight
+    exit_status = traits.function("exit_status") if traits.exit_status else None
 
     # Hydra re-raises instead of printing its own multi-line report; we print one line.
     os.environ["HYDRA_FULL_ERROR"] = "1"

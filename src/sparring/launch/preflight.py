@@ -119,7 +119,7 @@ def check_readable_store(uri: str, experiment: str | None, metrics: list[str]) -
     one of its experiments and each of ``metrics`` logged by some run of it. Read from the
     file itself with sqlite3, in milliseconds; other stores are checked by the command.
 
-    The messages are the command's own for the same mistakes (``pipelines.compare``)."""
+    The messages are the command's own for the same mistakes (``reporting.compare_query``)."""
     if not uri.startswith("sqlite:///"):
         return
     path = Path(uri[len("sqlite:///") :])

@@ -29,6 +29,7 @@ import numpy as np
 from sparring.game_api import Game
 from sparring.mus.game import DISCARD, MusConfig, MusGame, MusState
 from sparring.mus.lance import ENVIDO, SUBIR, Action, IllegalActionError, Kind
+from sparring.mus.traits import MusTraits
 
 _WITH_AMOUNT = (DISCARD, ENVIDO, SUBIR)
 _WORD = re.compile(r"^([a-z_]+)(?:\((\d{1,6})\))?$")
@@ -117,12 +118,11 @@ class MusMatch:
         return other
 
 
-class Mus:
-    """Mus as a ``game_api.Game``: four seats (teams 0-2 and 1-3), zero-sum."""
+class Mus(MusTraits):
+    """Mus as a ``game_api.Game``: four seats (teams 0-2 and 1-3, ``mus.traits``), zero-sum."""
 
     name = "mus"
     num_players = 4
-    teams = ((0, 2), (1, 3))  # partners sit opposite: a seat's fault loses its team's game
     constant_sum = 0.0
 
     def __init__(self, config: MusConfig | None = None) -> None:

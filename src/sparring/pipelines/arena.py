@@ -12,11 +12,15 @@ Recorded: one MLflow run with the entrants and their digests as params, per pair
 its Elo and 95% interval, forfeits; Bradley–Terry ratings with intervals (the league's); the
 games as ``games.jsonl`` (every action, every forfeit and its reason, per seat the invalid
 actions an ACPC program sent, each played as a call; per ``acpc:`` entrant their total is the
-metric ``invalid_actions/<name>``), in poker also as
-``hands.log`` (the ACPC reference dealer's ``STATE:`` lines), in the other games as
+metric ``invalid_actions/<name>``), and in the game's own record where it keeps one (its
+``history``: poker's ``hands.log``, the ACPC reference dealer's ``STATE:`` lines), else as
 ``games.txt`` (a readable record: FlagBots moves in the engine's notation, Mus and Eleusis
-decisions by seat, ``arena.records``); an SPRT's LLR path as
+decisions by seat, ``arena.records``); in a game whose returns are amounts (``win_rate_unit``)
+each pair's result per 100 games in that unit too (poker's bb/100); an SPRT's LLR path as
 ``sprt.png``.
+
+Nothing here names a game: what differs between games is asked of the registry
+(``sparring.game_api.trait``) and of the game itself.
 """
 
 from __future__ import annotations
@@ -36,8 +40,8 @@ from sparring.arena.contest import (
     contest_secret,
     elo,
     mean_interval,
-    pair_bb100,
     pair_scores,
+    pair_win_rate,
     play_block,
     score_interval,
     table,
@@ -46,7 +50,7 @@ from sparring.arena.records import games_text
 from sparring.champions.registry import resolve_champion
 from sparring.config.arena import ArenaConfig, Kind
 from sparring.ga.league import rate
-from sparring.poker.acpc import hand_history
+from sparring.game_api import load, trait
 from sparring.reporting.console import console
 from sparring.runtime import keys
 from sparring.runtime.config import config_hash, metric_name
@@ -167,7 +171,7 @@ def _check_acpc_programs(job: ArenaConfig) -> None:
             continue
         seat = AcpcProgramAgent(spec.argv, job.limits.limits(), entrant)
         try:
-            seat.start({"game": "poker", "seat": 0, "players": job.seats or 2, "seed": 0})
+            seat.start({"game": job.game, "seat": 0, "players": job.seats or 2, "seed": 0})
         except AgentFault as fault:
             key = "agent" if entrant == job.under_test else "field"
             raise ConfigError(
@@ -240,10 +244,18 @@ def run(job: ArenaConfig) -> dict[str, Any]:
             for why in result["withdrawn"].values():
                 console.print(f"withdrawn: {why}", soft_wrap=True, markup=False)
         session.log_metrics(metrics)
+        unit = trait(job.game, "win_rate_unit")
         session.table(
             f"arena: {job.kind.value} in {job.game}",
-            ["A", "B", "units", "A's score", "Elo (95%)",
-             *(["A's bb/100 (95%)"] if job.game == "poker" else []), "forfeits A/B"],
+            [
+                "A",
+                "B",
+                "units",
+                "A's score",
+                "Elo (95%)",
+                *([f"A's {unit[0]}/100 (95%)"] if unit else []),
+                "forfeits A/B",
+            ],
             rows,
             artifact="pairs.txt",
         )
@@ -265,12 +277,14 @@ def run(job: ArenaConfig) -> dict[str, Any]:
         session.run.log_text(
             "".join(json.dumps(g) + "\n" for g in _game_log(results)), "games.jsonl"
         )
-        if job.game == "poker":
-            session.run.log_text(_hand_histories(job, results), "hands.log")
+        played = table(job.game, job.seats or 0, job.variant)
+        writer = trait(job.game, "history_writer")  # the game's own record (poker's hands.log)
+        if writer is not None:
+            artifact, text = load(writer)(played, _game_log(results), _names(job).__getitem__)
         else:  # FlagBots moves in the engine's notation, Mus and Eleusis decisions by seat
-            played = table(job.game, job.seats or 0, job.variant)
+            artifact = "games.txt"
             text = games_text(played, _game_log(results), _names(job).__getitem__)
-            session.run.log_text(text, "games.txt")
+        session.run.log_text(text, artifact)
     return session.results(metrics, pairs=rows, decision=decision, contest=contest)
 
 
@@ -278,6 +292,7 @@ def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, floa
     metrics: dict[str, float] = {}
     rows = []
     named = _names(job)
+    unit = trait(job.game, "win_rate_unit")  # poker: ("bb", 2), its result in bb/100
     for a, b in job.pairs():
         scores = pair_scores(results, a, b)
         mean, low, high = score_interval(scores)
@@ -294,11 +309,11 @@ def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, floa
                     f"{name}/score_low": low, f"{name}/score_high": high}  # fmt: skip
         shown = _elo_interval(mean, low, high)
         row = [a, b, scores.size, f"{mean:.3f}", shown]
-        if job.game == "poker":  # the chips beside the score (a unit won by 1 chip scores 1)
-            chips, chips_low, chips_high = mean_interval(pair_bb100(results, a, b))
-            metrics |= {f"{name}/bb100": chips, f"{name}/bb100_low": chips_low,
-                        f"{name}/bb100_high": chips_high}  # fmt: skip
-            row.append(f"{chips:+.1f} [{chips_low:+.1f}, {chips_high:+.1f}]")
+        if unit:  # amounts beside the score (poker: a unit won by 1 chip scores 1)
+            won, won_low, won_high = mean_interval(pair_win_rate(results, a, b, unit[1]))
+            key = f"{name}/{unit[0]}100"  # poker: <pair>/bb100
+            metrics |= {key: won, f"{key}_low": won_low, f"{key}_high": won_high}
+            row.append(f"{won:+.1f} [{won_low:+.1f}, {won_high:+.1f}]")
         rows.append([*row, f"{faults.count('A')}/{faults.count('B')}"])
     return metrics, rows
 
@@ -368,19 +383,6 @@ def _game_log(results: list[dict]):
                 roles = {"A": r["block"]["a"], "B": r["block"]["b"]}
                 yield {"unit": u["unit"], "seed": u["seed"], "opening": u["opening"],
                        "seats": [roles[who] for who in g["seating"]], **g}  # fmt: skip
-
-
-def _hand_histories(job: ArenaConfig, results: list[dict]) -> str:
-    """Every finished hand in the ACPC reference dealer's log format (``STATE:`` lines, seats
-    named by their agents), numbered in the order of ``games.jsonl``."""
-    lines = []
-    named = _names(job)
-    for number, g in enumerate(_game_log(results)):
-        names = [named[spec] for spec in g["seats"]]
-        line = hand_history(job.seats or 2, g["seed"], g["actions"], number, names)
-        if line is not None:
-            lines.append(line + "\n")
-    return "".join(lines)
 
 
 def _log_sprt_plot(session, job: ArenaConfig, results: list[dict]) -> None:

@@ -26,7 +26,7 @@ reference's "reverse blinds" games), and the engine's words map to the protocol'
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -354,6 +354,22 @@ def hand_history(
     if not hand.is_terminal():
         return None
     return log_state(hand, number, [re.sub(r"[:|\s]", "_", n) for n in names])
+
+
+def hands_log(
+    game: Any, rows: Iterable[dict[str, Any]], name: Callable[[str], str]
+) -> tuple[str, str]:
+    """A contest's games at ``game``'s table (``rows`` of ``games.jsonl``: seed, actions, the
+    agent in each seat, named by ``name``) as the ACPC reference dealer logs them:
+    ``hands.log``, one ``STATE:`` line a finished hand, numbered in the order of ``rows``
+    (poker's ``history_writer``)."""
+    lines = []
+    for number, row in enumerate(rows):
+        names = [name(spec) for spec in row["seats"]]
+        line = hand_history(game.num_players, row["seed"], row["actions"], number, names)
+        if line is not None:
+            lines.append(line + "\n")
+    return "hands.log", "".join(lines)
 
 
 @dataclass(frozen=True)

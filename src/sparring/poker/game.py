@@ -13,6 +13,9 @@ player's to make instead of a policy's:
   at a showdown the hands of the players still in; cards are text (``"As"``, ``cards.py``);
 - ``returns()`` are the chips each seat won minus what it put in (zero-sum; a split pot is
   shared exactly).
+
+What the arena knows of poker beyond the protocol (its table sizes, bb/100, its own agents) is
+declared in ``poker.traits``, which ``Holdem`` inherits.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from sparring.poker.rules import (
     blind_seats,
     first_to_act,
 )
+from sparring.poker.traits import PokerTraits
 
 BOARD_SHOWN = (0, 3, 4, 5)
 """Board cards visible on each street."""
@@ -191,17 +195,21 @@ def _texts(cards: Any) -> list[str]:
     return [CARD_TEXTS[c] for c in cards]
 
 
-class Holdem:
+class Holdem(PokerTraits):
     """Fixed-limit hold'em as a ``game_api.Game``: one hand at ``seats`` seats."""
 
     name = "poker"
     constant_sum = 0.0
-    scored_by_total = True  # returns are chips: the arena scores a duplicate pair on its sum
 
     def __init__(self, seats: int = 2) -> None:
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise ValueError(f"a table has {MIN_SEATS}..{MAX_SEATS} seats, got {seats}")
         self.num_players = seats
+
+    def at_table(self, seats: int) -> Holdem:
+        """The game at ``seats`` seats: at n seats a unit is n hands of one deal, A in each
+        seat once, B in the others (a duplicate rotation)."""
+        return Holdem(seats)
 
     def new_state(self, seed: int) -> HoldemHand:
         n = self.num_players

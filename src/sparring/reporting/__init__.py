@@ -1,5 +1,7 @@
-"""What a person reads: the console and its tables (``console``), PNG plots (``plots``) and
-queries of recorded runs for summaries (``runs``).
+"""What a person reads: the console and its tables (``console``), PNG plots (``plots``),
+queries of recorded runs for summaries (``runs``) and the comparison of runs (``compare``, its
+queries in ``compare_query``).
 
-Layer: above ``runtime``; imports nothing of ``config``, the pipelines, ``tuning`` or the CLI.
+Layer: above ``config`` and ``runtime`` (of ``config``, only the comparison's output formats);
+imports nothing of the pipelines, ``tuning`` or the CLI.
 """

@@ -15,7 +15,8 @@ from typing import Any
 from omegaconf import DictConfig
 
 from sparring.config.tune import HparamSearchConfig
-from sparring.runtime.errors import ConfigError, one_line
+from sparring.runtime.errors import ConfigError
+from sparring.runtime.explain import one_line
 from sparring.tuning.space import overrides
 
 
@@ -52,8 +53,9 @@ def check_pipeline(pipeline: str) -> None:
 
 
 def module(pipeline: str) -> ModuleType:
-    """``sparring.pipelines.<pipeline>``: its ``run(config)`` and, if it has them,
-    ``steps(config)`` (steps it reports) and ``prepare(config)`` (shared inputs)."""
+    """``sparring.pipelines.<pipeline>``: its ``run(config)`` and, when its traits
+    (``sparring.pipelines.PIPELINES``) say it has them, ``steps(config)`` (steps it reports)
+    and ``prepare(config)`` (shared inputs)."""
     check_pipeline(pipeline)
     return importlib.import_module(f"sparring.pipelines.{pipeline}")
 

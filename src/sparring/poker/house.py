@@ -1,4 +1,6 @@
-"""A poker chromosome (the GA's (540, 2) table of thresholds) playing through the game protocol.
+"""Sparring's own poker player in the arena: a chromosome (the GA's (540, 2) table of
+thresholds) playing through the game protocol, from what its seat sees (``poker@<baseline>``
+and ``champion@...`` entrants, ``poker.traits``).
 
 The engine (``poker.engine``, and its readable reference ``poker.table.play_hand_reference``)
 plays a chromosome from a deal set's precomputed equities. Here the same rules decide from what
@@ -112,3 +114,17 @@ class ChromosomeAgent:
         if word not in legal:  # four bets made (raise) or nothing owed (fold): a call
             word = ACTION_NAMES[CALL]
         return word
+
+
+def baseline_agent(name: str) -> ChromosomeAgent:
+    """``poker@<name>``: the baseline chromosome ``name`` (``poker.bots.BASELINES``)."""
+    from sparring.poker.bots import baseline
+
+    return ChromosomeAgent(baseline(name))
+
+
+def champion_agent(resolved: dict[str, Any]) -> ChromosomeAgent:
+    """A registered champion's chromosome (``genes``) with its preflop factors, where it has
+    them (``resolved``: what the model registry holds of it)."""
+    factors = {k: resolved[k] for k in ("raise_factor", "call_factor") if k in resolved}
+    return ChromosomeAgent(resolved["genes"], **factors)
