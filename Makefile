@@ -110,7 +110,7 @@ bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks
 
 MLFLOW_PORT ?= 5000
 mlflow-server: setup  ## an MLflow tracking server on 127.0.0.1 (sqlite backend, served artifacts)
-	@# without MLflow's job runner (seven processes for GenAI jobs Sparring never submits; sparring.runtime.mlflow_servers)
+	@# without MLflow's job runner (seven processes for GenAI jobs Sparring never submits; sparring.runtime.tracking.servers)
 	MLFLOW_SERVER_ENABLE_JOB_EXECUTION=$${MLFLOW_SERVER_ENABLE_JOB_EXECUTION:-false} \
 		$(VENV)/bin/mlflow server --host 127.0.0.1 --port $(MLFLOW_PORT) \
 		--backend-store-uri sqlite:///mlflow-server.db --artifacts-destination ./mlartifacts-server

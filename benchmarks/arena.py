@@ -49,15 +49,15 @@ from sparring.arena.acpc_seat import AcpcProgramAgent
 from sparring.arena.agents import RandomAgent
 from sparring.arena.play import play_game
 from sparring.arena.protocol import ProgramAgent
-from sparring.arena.sandbox import Limits
 from sparring.flagbots.house import FlagBotsEngineAgent
 from sparring.poker.bots import baseline
-from sparring.poker.deals import generate_deals
+from sparring.poker.deal_generation import generate_deals
 from sparring.poker.engine import play_deals
 from sparring.poker.game import Holdem
 from sparring.poker.house import ChromosomeAgent
 from sparring.poker.table import play_hand_reference, seating
-from sparring.runtime import jail
+from sparring.runtime.programs import jail
+from sparring.runtime.programs.program import Limits
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT = [sys.executable, str(ROOT / "examples" / "agents" / "random_bot.py")]

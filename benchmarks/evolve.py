@@ -19,7 +19,7 @@ from _common import parser, report
 from hydra import compose, initialize_config_dir
 
 from sparring.pipelines.evolve import run
-from sparring.runtime.ray_session import init_ray, shutdown_ray
+from sparring.runtime.ray.session import init_ray, shutdown_ray
 
 CONF = str(Path(__file__).resolve().parent.parent / "conf")
 

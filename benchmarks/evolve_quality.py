@@ -33,7 +33,7 @@ from sparring.ga.champion import benchmark
 from sparring.ga.evolution import GAParams, initial_state, run_generation
 from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
 from sparring.poker.bots import BASELINES
-from sparring.poker.deals import generate_deals
+from sparring.poker.deal_generation import generate_deals
 from sparring.poker.preflop import load_table
 
 HERE = Path(__file__).resolve().parent
@@ -168,8 +168,8 @@ def main() -> None:
 def _league(done, heldout: int) -> dict[str, float]:
     """The final champions of every run and the baselines in one league: name -> rating."""
     from sparring.champions.league import baseline_entrant, play_league
-    from sparring.ga.league import champion_entrant
-    from sparring.runtime.ray_session import init_ray, shutdown_ray
+    from sparring.ga.round_robin import champion_entrant
+    from sparring.runtime.ray.session import init_ray, shutdown_ray
 
     held = deals(heldout, 2)
     entrants = [champion_entrant(f"{n} #{s}", champ, SEATS) for n, s, _, _, champ in done]

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import parser, report
 
-from sparring.mus.game import MusGame
+from sparring.mus.engine import MusGame
 from sparring.mus.log import play_match
 from sparring.mus.players import RandomPlayer, SyntheticPlayer, mid_percentile
 from sparring.mus.strength import LANCE_KEYS, full_deck_table, multisets, scan

@@ -12,7 +12,7 @@ server.
 - **A driver's workers, started by Ray's launcher or the lean one**: a tiny evolve
   (``EVOLVE``: three workers) on each of two local heads, one started with
   ``SPARRING_RAY_SETUP_WORKER=ray`` (Ray's ``setup_worker.py``, which imports Ray before it execs
-  the worker), one with the default (``runtime.lean_setup_worker``); the machine's busy
+  the worker), one with the default (``runtime.ray.lean_setup_worker``); the machine's busy
   CPU-seconds from the driver's start to 2 s after its end (its workers' too).
 - **An MLflow server, with and without MLflow's job runner**: ``mlflow server --workers 1`` on a
   new sqlite store, the machine's busy CPU-seconds from its start to 20 s after it first
@@ -66,9 +66,9 @@ def pipeline_cost(argv: list[str], cwd: Path, env: dict[str, str]) -> float:
 
 def server_cost(root: Path, jobs: bool) -> tuple[float, int]:
     """(busy CPU-seconds from start to 20 s after ready, processes of the server then)."""
-    from sparring.runtime.mlflow_servers import server_argv
     from sparring.runtime.net import free_port, stop_group, wait_for
-    from sparring.runtime.reaper import descendants
+    from sparring.runtime.processes import descendants
+    from sparring.runtime.tracking.servers import server_argv
 
     root.mkdir(parents=True)
     port = free_port()
@@ -92,7 +92,7 @@ def server_cost(root: Path, jobs: bool) -> tuple[float, int]:
 
 def workers_cost(work: Path, repeats: int) -> dict[str, list[float]]:
     """``pipeline_cost`` of ``EVOLVE`` on a head of each launcher, alternately."""
-    from sparring.runtime import local_head
+    from sparring.runtime.ray import local_head
 
     envs = {
         launcher: {

@@ -31,7 +31,7 @@ from sparring.config.evolve import PromotionSPRT
 from sparring.ga.operators import mutate
 from sparring.ga.promotion import decide, paired_edges
 from sparring.poker.bots import baseline, tight_aggressive
-from sparring.poker.deals import generate_deals
+from sparring.poker.deal_generation import generate_deals
 
 SEATS = 10
 RF, CF = 1.6, 1.1

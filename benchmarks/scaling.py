@@ -46,7 +46,7 @@ def rss_kb(pid: int) -> int:
 
 
 def tree(pid: int) -> set[int]:
-    from sparring.runtime.reaper import descendants
+    from sparring.runtime.processes import descendants
 
     return {pid, *descendants(pid)}
 
@@ -115,7 +115,7 @@ def main() -> None:
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
         env["SPARRING_RAY_HOME"] = str(where / "ray")
         uri = f"sqlite:///{where / 'mlflow.db'}"
-        from sparring.runtime import local_head
+        from sparring.runtime.ray import local_head
 
         head = local_head.ensure(where=where / "ray")
         try:

@@ -35,11 +35,11 @@ def main() -> None:
     deals, checkpoints = (100, 5) if args.quick else (400, 20)
 
     from sparring.config import to_typed
+    from sparring.frame.deal_set_store import ensure_deal_set, load_deal_set
     from sparring.ga import checkpoint
     from sparring.ga.evolution import initial_state
-    from sparring.runtime import storage
-    from sparring.runtime.ray_session import init_ray, shutdown_ray
-    from sparring.services.dealsets import ensure_deal_set, load_deal_set
+    from sparring.runtime.ray.session import init_ray, shutdown_ray
+    from sparring.runtime.storage import location as storage
     from tests.configs import compose_config
 
     init_ray({"num_cpus": 2, "log_to_driver": False})

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import best_rate, parser, report
 
 from sparring.poker.bots import baseline, baseline_table
-from sparring.poker.deals import generate_deals
+from sparring.poker.deal_generation import generate_deals
 from sparring.poker.engine import play_deals
 from sparring.poker.table import play_hand_reference, seating
 
@@ -37,7 +37,7 @@ def main() -> None:
     gen_rate = n_gen / (time.perf_counter() - start)
     if n_deals > n_gen:  # more deals for the engine, with cheap equities (play does not care)
         extra, _ = generate_deals(n_gen, n_deals - n_gen, 10, 50, seed=1)
-        from sparring.poker.deals import DealSet
+        from sparring.poker.deal_generation import DealSet
 
         deals = DealSet.concat([deals, extra])
     players = np.concatenate([baseline("tight_aggressive")[None], baseline_table("mixed", 9)])

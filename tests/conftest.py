@@ -11,7 +11,8 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 _ROOT = str(Path(__file__).resolve().parent.parent)
 os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_ROOT, os.environ.get("PYTHONPATH")) if p)
 
-# One local Ray head for the whole session (runtime.local_head): this process and every pipeline a
+# One local Ray head for the whole session (runtime.ray.local_head): this process and every
+# pipeline a
 # test starts in a subprocess join it. Its own directory: never a developer's running head.
 import tempfile  # noqa: E402
 
@@ -26,10 +27,11 @@ from tests.services import S3_CREDENTIALS  # noqa: E402
 for _key, _value in S3_CREDENTIALS.items():
     os.environ.setdefault(_key, _value)
 
-# Outside programs run in bubblewrap's sandbox (runtime.jail). On a machine where it cannot run
+# Outside programs run in bubblewrap's sandbox (runtime.programs.jail). On a machine where it
+# cannot run
 # (not installed, no user namespaces, not root to install it) the suite still passes: programs
 # then run unsandboxed, said once here, and the sandbox's own tests skip with the reason.
-from sparring.runtime import jail  # noqa: E402
+from sparring.runtime.programs import jail  # noqa: E402
 
 if jail.problem() is not None and jail.MODE_VARIABLE not in os.environ:
     os.environ[jail.MODE_VARIABLE] = "none"
@@ -78,7 +80,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def ray_session():
     """This process joined to the session's local Ray head (every core: 2 on CI)."""
-    from sparring.runtime.ray_session import init_ray, shutdown_ray
+    from sparring.runtime.ray.session import init_ray, shutdown_ray
 
     resources = init_ray({"log_to_driver": False})
     yield resources
@@ -131,7 +133,7 @@ def pytest_sessionfinish(session, exitstatus):
         )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    from sparring.runtime import local_head
+    from sparring.runtime.ray import local_head
 
     if _OWN_RAY_HOME:
         local_head.stop()

@@ -84,7 +84,7 @@ def refused_as(*errors: type[BaseException]) -> Callable[[Callable[[], Any]], An
 def _dataset() -> Kind:
     """A dataset file where a run wrote it (a deal shard): found again by the run that reuses
     it (``is_reusable``, with the identity its place gives), then read (``read_table``)."""
-    from sparring.runtime.datasets import (
+    from sparring.runtime.storage.datasets import (
         DatasetError,
         DatasetSpec,
         is_reusable,
@@ -178,12 +178,13 @@ def _search_state() -> Kind:
 def _arena_block() -> Kind:
     from sparring.arena.contest import Block
     from sparring.pipelines.arena import _block_file, _load, _save
-    from sparring.runtime.storage import locate
+    from sparring.runtime.storage.location import locate
 
     def block(i: int) -> Block:
         return Block("flagbots", "random", "first", 10 * i, 10 * i + 10)
 
-    key = b"k" * 32  # the store's key (runtime.keys): one per store, here one for all copies
+    # the store's key (runtime.storage.keys): one per store, here one for all copies
+    key = b"k" * 32
 
     def make(directory: Path, i: int) -> tuple[Path, Any]:
         result = {"block": block(i).__dict__, "units": [{"score": 0.5 + i / 10}]}
@@ -237,7 +238,7 @@ def _champion() -> Kind:
     from mlflow.tracking import MlflowClient
 
     from sparring.champions.registry import load_champion, log_champion
-    from sparring.runtime.datasets import DatasetError
+    from sparring.runtime.storage.datasets import DatasetError
 
     def make(directory: Path, i: int) -> tuple[Path, Any]:
         client = MlflowClient(f"sqlite:///{directory / 'mlflow.db'}")
@@ -262,8 +263,8 @@ def _champion() -> Kind:
 def _store_template() -> Kind:
     """MLflow's migrated empty store, kept per MLflow version (the ``i``-th file: "version"
     ``v<i>``, so another's, put in its place, is another version's template)."""
-    from sparring.runtime import store_template
-    from sparring.runtime.tracking import _first_use
+    from sparring.runtime.tracking import store_template
+    from sparring.runtime.tracking.runs import _first_use
 
     def made_in(directory: Path, version: str) -> str:
         """A new store made with ``directory`` as the cache: "copied" when MLflow's first use

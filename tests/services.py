@@ -14,8 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from sparring.runtime.mlflow_servers import server_argv, server_environment
 from sparring.runtime.net import free_port, stop_group, wait_for
+from sparring.runtime.tracking.servers import server_argv, server_environment
 from tests.commands import BIN
 
 __all__ = [

@@ -15,8 +15,8 @@ from sparring.conformance import ConformanceError, check_random_games
 from sparring.eleusis.game import CARDS, Eleusis, EleusisPlay
 from sparring.flagbots.game import FlagBotsGame
 from sparring.game_api import TERMINAL, Game, GameState, IllegalActionError, Registry
-from sparring.mus.adapter import Mus, MusMatch
-from sparring.mus.game import MusConfig
+from sparring.mus.engine import MusConfig
+from sparring.mus.game import Mus, MusMatch
 from sparring.poker.cards import format_cards
 from sparring.poker.game import Holdem, HoldemHand
 
@@ -275,7 +275,7 @@ def test_traits_are_read_from_the_light_declarations_without_importing_a_game():
         "forms = [game_api.trait(g, 'house_agents') for g in game_api.registered()[:4]]; "
         "game_api.trait('poker', 'house_agent')('poker@maniac'); "
         "loaded = [m for m in sys.modules if m.split('.')[0] == 'numba' or m.endswith("
-        "('poker.game', 'mus.adapter', 'flagbots.game', 'eleusis.game', '.house'))]; "
+        "('poker.game', 'mus.game', 'flagbots.game', 'eleusis.game', '.house'))]; "
         "print(sizes, all(forms), loaded)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -23,7 +23,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("launch",),  # the Hydra entry, submit, sweeps, cluster config, preflight, screenshots
     ("pipelines",),  # pipeline bodies only
     ("tuning",),  # Ray Tune searches over any pipeline
-    ("services", "champions"),  # the pipeline frame + deal sets; registry, claims, notify
+    ("frame", "champions"),  # the pipeline frame + deal sets; registry, claims, notify
     ("reporting",),  # console tables, plots, run queries for summaries
     ("config",),  # typed schemas
     ("arena",),  # any agent against any other: specs, the line protocol, the sandbox, SPRT
@@ -40,6 +40,18 @@ EDGE_ONLY = ("ray", "mlflow")
 PEERS_ALLOWED: frozenset[tuple[str, str]] = frozenset({("__init__", "kernel_cache")})
 CHECKOUT_FINDER = "runtime/checkout.py"  # the one module that locates the checkout
 
+# Inside ``runtime``, rooms by kind, top to bottom, the same rule: ``explain`` reads the failures
+# of the kinds below it; MLflow records which nodes and code Ray used; Ray, data and outside
+# programs stand on the plain modules (errors, config, signals, processes, ...), which are one
+# layer of their own and may import each other.
+RUNTIME_LAYERS: tuple[tuple[str, ...], ...] = (
+    ("explain",),
+    ("tracking",),
+    ("ray",),
+    ("programs", "storage"),
+)
+RUNTIME_KINDS = {room for rooms in RUNTIME_LAYERS for room in rooms}
+
 
 def imported_modules(source: str, filename: str = "<planted>") -> set[str]:
     """Every module a file imports, at any depth (function-level imports count too)."""
@@ -53,7 +65,7 @@ def imported_modules(source: str, filename: str = "<planted>") -> set[str]:
 
 
 def room_of(module: str) -> str:
-    """``sparring.ga.league`` -> ``ga``; ``sparring`` itself -> ``__init__``."""
+    """``sparring.ga.round_robin`` -> ``ga``; ``sparring`` itself -> ``__init__``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
@@ -85,6 +97,79 @@ def module_file(module: str) -> Path | None:
     return None
 
 
+def runtime_violations(room: str, source: str) -> list[str]:
+    """The imports of a file in ``runtime``'s room ``room`` that point up or across a kind
+    (a plain module, not in ``RUNTIME_LAYERS``, ranks below every kind)."""
+    rank = {r: depth for depth, rooms in enumerate(RUNTIME_LAYERS) for r in rooms}
+    base = len(RUNTIME_LAYERS)
+    found = []
+    for module in sorted(imported_modules(source)):
+        parts = module.split(".")
+        if parts[:2] != ["sparring", "runtime"] or len(parts) < 3 or parts[2] == room:
+            continue
+        mine, theirs = rank.get(room, base), rank.get(parts[2], base)
+        if theirs < mine or (theirs == mine and mine != base):
+            found.append(f"runtime.{room} -> {module}")
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the sparring modules it imports (at any depth in the file; ``from a import b``
+    counts as importing the module ``a.b`` where that is one)."""
+    graph: dict[str, set[str]] = {}
+    for path in _files():
+        rel = path.relative_to(SRC.parent).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        targets: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names if a.name.startswith("sparring.")}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                if not node.module.startswith("sparring"):
+                    continue
+                for alias in node.names:
+                    sub = f"{node.module}.{alias.name}"
+                    targets.add(sub if module_file(sub) is not None else node.module)
+        graph[name] = {t for t in targets if t != name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The groups of modules that import each other in a loop (strongly connected components of
+    more than one module), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
 def edge_imports(path: Path, source: str | None = None) -> list[str]:
     """The chains by which a file reaches ray or mlflow, through sparring modules too."""
     chains: list[str] = []
@@ -114,8 +199,8 @@ def _files() -> list[Path]:
     return sorted(SRC.rglob("*.py"))
 
 
-def _room(path: Path) -> str:
-    rel = path.relative_to(SRC)
+def _room(path: Path, under: Path = SRC) -> str:
+    rel = path.relative_to(under)
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
@@ -133,6 +218,21 @@ def test_imports_point_down(room):
         for v in layer_violations(room, path.read_text())
     ]
     assert not offenders, offenders
+
+
+def test_runtime_rooms_by_kind_point_down():
+    offenders = [
+        f"{path.relative_to(SRC)}: {v}"
+        for path in sorted((SRC / "runtime").rglob("*.py"))
+        for v in runtime_violations(_room(path, SRC / "runtime"), path.read_text())
+    ]
+    assert not offenders, offenders
+    kinds = {p.name for p in (SRC / "runtime").iterdir() if (p / "__init__.py").exists()}
+    assert kinds == RUNTIME_KINDS - {"explain"}, "every runtime package is a kind in the table"
+
+
+def test_no_module_is_in_a_circle_of_imports():
+    assert circles(import_graph()) == []
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
@@ -173,7 +273,7 @@ def test_a_planted_upward_import_is_caught(depth):
 
 def test_a_planted_peer_import_is_caught():
     assert layer_violations("poker", "import sparring.mus.cards\n")
-    assert layer_violations("services", "from sparring.champions import registry\n")
+    assert layer_violations("frame", "from sparring.champions import registry\n")
 
 
 def test_a_planted_edge_import_is_caught(tmp_path):
@@ -181,8 +281,22 @@ def test_a_planted_edge_import_is_caught(tmp_path):
     source = "def f():\n    import ray\n    from mlflow.tracking import MlflowClient\n"
     assert {"ray", "mlflow.tracking"} <= imported_modules(source)
     assert edge_imports(bad, source)
-    # and through our own modules: the services layer reaches Ray
-    assert edge_imports(SRC / "services" / "dealsets.py")
+    # and through our own modules: the frame layer reaches Ray
+    assert edge_imports(SRC / "frame" / "deal_set_store.py")
+
+
+def test_a_planted_runtime_import_up_or_across_a_kind_is_caught():
+    assert runtime_violations("storage", "from sparring.runtime.tracking.runs import x\n")
+    assert runtime_violations("programs", "import sparring.runtime.storage.location\n")
+    assert runtime_violations("errors", "from sparring.runtime.ray import session\n")
+    assert not runtime_violations("tracking", "from sparring.runtime.ray.parallel import x\n")
+    assert not runtime_violations("errors", "from sparring.runtime.redact import x\n")
+
+
+def test_a_planted_circle_is_caught():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
 
 
 def test_a_planted_checkout_finder_is_caught():

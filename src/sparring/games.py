@@ -9,7 +9,7 @@ from __future__ import annotations
 
 GAMES: dict[str, str] = {
     "poker": "sparring.poker.game:GAME",
-    "mus": "sparring.mus.adapter:GAME",
+    "mus": "sparring.mus.game:GAME",
     "flagbots": "sparring.flagbots.game:GAME",
     "eleusis": "sparring.eleusis.game:GAME",
 }

@@ -13,9 +13,9 @@ import pytest
 from sparring.arena.acpc_seat import AcpcProgramAgent
 from sparring.arena.agents import make, parse
 from sparring.arena.play import play_game
-from sparring.arena.sandbox import AgentFault, Limits, live_members, network_isolation
 from sparring.poker.acpc import gamedef_path, load_gamedef, log_state
 from sparring.poker.game import Holdem
+from sparring.runtime.programs.program import AgentFault, Limits, live_members, network_isolation
 from tests.commands import cli_argv
 from tests.poker.test_acpc import ReferenceRules
 

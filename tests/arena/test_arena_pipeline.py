@@ -184,7 +184,7 @@ def test_a_contest_killed_with_kill_9_reruns_only_the_missing_blocks(pipeline_co
     assert second.returncode == 0, second.stderr[-3000:]
     assert f"{before} of 12 blocks already played" in second.stdout
     # the uninterrupted contest (in this process: the same games in another store given the
-    # same key, runtime.keys: the key is what replays a contest's chance elsewhere)
+    # same key, runtime.storage.keys: the key is what replays a contest's chance elsewhere)
     (tmp_path / "clean").mkdir()
     shutil.copyfile(killed / ".key", tmp_path / "clean" / ".key")
     clean = arena.run(pipeline_config("arena", *contest, f"output_dir={tmp_path / 'clean'}"))

@@ -11,7 +11,6 @@ import pytest
 
 from sparring.arena.agents import make, parse
 from sparring.arena.play import play_game
-from sparring.arena.sandbox import Limits
 from sparring.poker.bots import BASELINES, baseline, random_player
 from sparring.poker.cards import format_cards
 from sparring.poker.evaluator import evaluate7
@@ -20,6 +19,7 @@ from sparring.poker.house import ChromosomeAgent, players_to_act, situation_equi
 from sparring.poker.table import play_hand_reference
 from sparring.poker.traits import BASELINE_AGENTS
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.programs.program import Limits
 
 TRIALS = 300  # Monte Carlo draws per postflop equity: the comparison is exact at any count
 

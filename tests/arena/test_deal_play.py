@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sparring.arena.deal_play import (
+from sparring.arena.agents_on_deals import (
     MAX_HAND_LOSS,
     agent_side,
     chromosome_side,
@@ -15,7 +15,7 @@ from sparring.arena.deal_play import (
 )
 from sparring.ga.fitness import bb_per_100
 from sparring.poker.bots import baseline, baseline_table, random_player
-from sparring.poker.deals import generate_deals
+from sparring.poker.deal_generation import generate_deals
 from sparring.poker.table import play_hand_reference, seating
 
 FACTORS = (1.6, 1.1)

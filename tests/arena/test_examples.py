@@ -13,7 +13,7 @@ from sparring import game_api
 from sparring.arena.agents import RandomAgent
 from sparring.arena.play import play_game
 from sparring.arena.protocol import ProgramAgent
-from sparring.arena.sandbox import Limits
+from sparring.runtime.programs.program import Limits
 from tests.commands import ROOT
 
 EXAMPLES = ROOT / "examples" / "agents"

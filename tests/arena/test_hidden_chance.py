@@ -1,4 +1,4 @@
-"""Nothing an entrant receives determines chance the game hides from it (runtime.keys).
+"""Nothing an entrant receives determines chance the game hides from it (runtime.storage.keys).
 
 The attacker replays the library's own dealing (``new_state``) from everything it is told: the
 start message's seed and the contest's seed. Over many hands it must name the opponent's hole
@@ -16,10 +16,10 @@ import pytest
 from sparring import game_api
 from sparring.arena.contest import Block, contest_secret, play_block, unit_seed
 from sparring.arena.play import play_game
-from sparring.arena.sandbox import Limits
 from sparring.pipelines.arena import _block_file, _load, _save
-from sparring.runtime import keys
-from sparring.runtime.storage import locate
+from sparring.runtime.programs.program import Limits
+from sparring.runtime.storage import keys
+from sparring.runtime.storage.location import locate
 from sparring.seeding import task_seed
 
 HANDS = 300

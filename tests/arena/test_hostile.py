@@ -1,4 +1,4 @@
-"""A hostile entrant against the sandbox (runtime.jail), as root, as CI runs it.
+"""A hostile entrant against the sandbox (runtime.programs.jail), as root, as CI runs it.
 
 Every attack is run twice by the same bot (``hostile_bot.py``, which plays legal moves): inside
 the sandbox, where it must fail and leave nothing running, and with ``sandbox: none``, where it
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from sparring.arena.protocol import start_message
-from sparring.arena.sandbox import Limits, Program
-from sparring.runtime import jail
+from sparring.runtime.programs import jail
+from sparring.runtime.programs.program import Limits, Program
 
 pytestmark = pytest.mark.skipif(
     jail.problem() is not None, reason=f"no sandbox here: {jail.problem()}"

@@ -10,16 +10,16 @@ import pytest
 from sparring import game_api
 from sparring.arena.agents import make, parse
 from sparring.arena.play import play_game, seat_seed
-from sparring.arena.sandbox import Limits
 from sparring.eleusis.game import ARENA_CAP, CARDS, Eleusis
 from sparring.eleusis.roster import LEARNERS
 from sparring.eleusis.scientists import Scientist
 from sparring.mus.log import play_match
 from sparring.mus.players import SyntheticPlayer
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.programs.program import Limits
 from sparring.seeding import player_seed
 
-SECRET = b"s" * 32  # a contest's (runtime.keys)
+SECRET = b"s" * 32  # a contest's (runtime.storage.keys)
 
 
 def told(game, seed: int, seat: int) -> int:

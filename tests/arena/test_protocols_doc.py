@@ -66,7 +66,7 @@ def test_the_transcript_is_the_game_the_arena_plays(name):
 
 
 def test_the_sandbox_paragraph_says_a_detached_child_is_ended_with_its_program():
-    """What the keeper does (``runtime.subreaper``; proved by tests/arena/test_sandbox.py::
+    """What the keeper does (``runtime.programs.keeper``; proved by tests/arena/test_sandbox.py::
     test_a_child_in_a_session_of_its_own_is_ended_with_the_bot), the document says: a child
     started with ``setsid`` leaves the group, not the tree, and is ended with its program."""
     text = " ".join(DOC.read_text().split())

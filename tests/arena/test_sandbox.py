@@ -18,11 +18,18 @@ from sparring import game_api
 from sparring.arena.agents import FirstAgent, make, parse
 from sparring.arena.play import play_game
 from sparring.arena.protocol import ProgramAgent
-from sparring.arena.sandbox import AgentFault, Limits, Program, live_members, network_isolation
 from sparring.poker import tables
-from sparring.runtime import caches, jail
-from sparring.runtime.subreaper import descendants
-from sparring.runtime.subreaper import running as alive
+from sparring.runtime import caches
+from sparring.runtime.programs import jail
+from sparring.runtime.programs.keeper import descendants
+from sparring.runtime.programs.keeper import running as alive
+from sparring.runtime.programs.program import (
+    AgentFault,
+    Limits,
+    Program,
+    live_members,
+    network_isolation,
+)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 FAST = Limits(move_s=1.0, start_s=5.0, memory_mb=100, cpu_s=30)

@@ -22,8 +22,8 @@ from sparring.champions.league import (
     tag_versions,
 )
 from sparring.champions.pairs import pair_path, write_pair
-from sparring.ga.league import Entrant, champion_entrant, chip_scores, field_edges, pair_record
-from sparring.ga.league import rate as deal_win_rating
+from sparring.ga.round_robin import Entrant, champion_entrant, chip_scores, field_edges, pair_record
+from sparring.ga.round_robin import rate as deal_win_rating
 
 SEATS = 10
 DEALS = 300

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sparring.config.best_files import check_best_files
 from sparring.runtime.errors import UsageError
-from sparring.runtime.sealed import seal, unseal
+from sparring.runtime.storage.sealed import seal, unseal
 from sparring.tuning.summary import TrialRecord, write_best
 from tests.commands import ROOT, run_pipeline
 from tests.configs import compose_config

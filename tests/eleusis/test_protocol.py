@@ -15,8 +15,8 @@ from sparring.eleusis.decks import make_deck
 from sparring.eleusis.env import EleusisGame
 from sparring.eleusis.protocol import ProtocolError, parse_feedback, parse_guess, referee
 from sparring.eleusis.scientists import Scientist
-from sparring.runtime import jail
-from sparring.runtime.subreaper import running as alive
+from sparring.runtime.programs import jail
+from sparring.runtime.programs.keeper import running as alive
 from tests.commands import cli_argv, run_cli
 
 SCIENTIST = cli_argv("eleusis", "scientist")  # a command line, also for the referee to start

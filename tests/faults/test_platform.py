@@ -27,8 +27,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.ga.checkpoint import load
-from sparring.runtime import local_head
-from sparring.runtime.ray_health import EXIT_RAY_LOST
+from sparring.runtime.ray import local_head
+from sparring.runtime.ray.health import EXIT_RAY_LOST
 from tests.commands import (
     ROOT,
     holding,
@@ -204,7 +204,7 @@ def test_a_contest_driver_killed_with_minus_9_leaves_no_agent_directory(tmp_path
     without it. The keeper removes the latter once the program's tree has ended, whoever ended
     it: here the arena's driver is killed with -9 mid-contest (it left empty
     ``/tmp/sparring-agent-*`` behind). The control: the directory existed while it played."""
-    from sparring.runtime import jail
+    from sparring.runtime.programs import jail
 
     if sandbox == "bwrap" and jail.problem() is not None:
         pytest.skip(f"no sandbox here: {jail.problem()}")

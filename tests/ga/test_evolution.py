@@ -8,7 +8,7 @@ import pytest
 from sparring.ga import checkpoint
 from sparring.ga.evolution import TIMING_KEYS, GAParams, initial_state, run_generation
 from sparring.ga.fitness import evaluate_population, play_with_trainers, trainer_seats
-from sparring.poker.deals import generate_deals
+from sparring.poker.deal_generation import generate_deals
 
 N = 4
 

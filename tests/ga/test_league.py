@@ -8,9 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from sparring.champions.league import baseline_entrant, play_league
-from sparring.ga.league import bradley_terry, champion_entrant, deal_edges, play_pair, rate
+from sparring.ga.round_robin import bradley_terry, champion_entrant, deal_edges, play_pair, rate
 from sparring.poker.bots import calling_station, tight_aggressive
-from sparring.poker.deals import generate_deals
+from sparring.poker.deal_generation import generate_deals
 from sparring.poker.preflop import load_table
 
 SEATS = 6

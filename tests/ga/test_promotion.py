@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from sparring.ga.promotion import decide, paired_edges
 from sparring.poker.bots import calling_station, tight_aggressive
-from sparring.poker.deals import generate_deals
+from sparring.poker.deal_generation import generate_deals
 from sparring.poker.preflop import load_table
 
 SEATS = 6

@@ -20,7 +20,7 @@ from sparring.modeling.store import (
     scale_counts,
 )
 from sparring.modeling.summary import summarize, user_message
-from sparring.mus.game import MusGame
+from sparring.mus.engine import MusGame
 from sparring.mus.log import play_match
 from sparring.mus.players import SyntheticPlayer
 

@@ -8,7 +8,7 @@ from sparring.modeling.bot import ModelingBot
 from sparring.modeling.cycle import ModelServer
 from sparring.modeling.memory import ShortTermMemory
 from sparring.modeling.metrics import observations
-from sparring.mus.game import MusGame
+from sparring.mus.engine import MusGame
 from sparring.mus.log import play_match
 from sparring.mus.players import SyntheticPlayer
 

@@ -3,7 +3,7 @@
 import pytest
 
 from sparring.modeling.terminal import parse_command
-from sparring.mus.game import DISCARD, MUS, NO_MUS
+from sparring.mus.engine import DISCARD, MUS, NO_MUS
 from tests.commands import run_cli
 
 
@@ -33,7 +33,7 @@ def test_a_hand_in_the_terminal():
 def test_simulate_writes_the_decision_log(tmp_path):
     from sparring.cli import main
     from sparring.mus.log import LOG_SPEC
-    from sparring.runtime.datasets import read_table
+    from sparring.runtime.storage.datasets import read_table
 
     out = tmp_path / "log.parquet"
     assert main(["mus", "simulate", "--matches", "2", "--output", str(out)]) == 0

@@ -58,7 +58,7 @@ def test_a_synthetic_players_shift_is_detected_quickly_and_rarely_falsely():
 
 
 def test_game_margin_counts_every_tanto_and_ordago_juegos():
-    from sparring.mus.game import Event
+    from sparring.mus.engine import Event
 
     events = [
         Event("score", detail=("grande", 0, 5)),

@@ -1,12 +1,12 @@
-"""Mus through the game API (sparring.mus.adapter): words for actions, plain JSON observations."""
+"""Mus through the game API (sparring.mus.game): words for actions, plain JSON observations."""
 
 import json
 
 import pytest
 
 from sparring.game_api import IllegalActionError
-from sparring.mus.adapter import GAME, action_text, parse_action
-from sparring.mus.game import DISCARDING
+from sparring.mus.engine import DISCARDING
+from sparring.mus.game import GAME, action_text, parse_action
 from sparring.mus.lance import Action
 from sparring.mus.lance import IllegalActionError as MusIllegalActionError
 

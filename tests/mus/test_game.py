@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sparring.mus.game import (
+from sparring.mus.engine import (
     DISCARD,
     DISCARDING,
     MUS,

@@ -3,7 +3,7 @@
 import pytest
 
 from sparring.mus.cards import parse_faces
-from sparring.mus.game import DISCARD, MUS, NO_MUS, DiscardOrder, MusConfig, MusGame
+from sparring.mus.engine import DISCARD, MUS, NO_MUS, DiscardOrder, MusConfig, MusGame
 from sparring.mus.lance import ENVIDO, PASO, Action, IllegalActionError, Lance
 from sparring.mus.scoring import Count, Table, count_hand
 from sparring.mus.strength import multisets

@@ -6,10 +6,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from sparring.mus.game import MusGame
+from sparring.mus.engine import MusGame
 from sparring.mus.log import LOG_SPEC, play_match, to_arrow
 from sparring.mus.players import RandomPlayer, SyntheticPlayer
-from sparring.runtime.datasets import read_table, write_table
+from sparring.runtime.storage.datasets import read_table, write_table
 
 
 def records_of(players_factory, matches, seed=0):

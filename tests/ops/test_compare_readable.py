@@ -16,7 +16,7 @@ from sparring.cli import main
 from sparring.launch.preflight import check_readable_store
 from sparring.reporting.compare import compare, short_names
 from sparring.runtime.errors import ConfigError, UsageError
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.tracking.runs import tracked_run
 
 SWEEP = "evolve-ga_operators-20261201-030000"
 
@@ -413,7 +413,7 @@ def test_the_plot_leaves_out_a_failed_run_without_the_metric(searches, monkeypat
 
 
 def test_run_names_keep_the_varied_keys_and_leave_out_paths_and_infrastructure():
-    from sparring.runtime.tracking import default_run_name
+    from sparring.runtime.tracking.runs import default_run_name
 
     overrides = [
         "ga.population=8",

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from sparring.runtime import local_head
+from sparring.runtime.ray import local_head
 from tests.commands import start_pipeline
 from tests.sockets import LOOPBACK, listeners
 

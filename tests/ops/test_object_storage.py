@@ -16,12 +16,12 @@ import numpy as np
 import pytest
 from mlflow.tracking import MlflowClient
 
+from sparring.frame.deal_set_store import load_deal_set
 from sparring.pipelines import equity, evolve, handgen
 from sparring.poker.preflop import PREFLOP_SPEC
-from sparring.runtime import storage
-from sparring.runtime.datasets import read_table, sidecar
-from sparring.runtime.storage import locate
-from sparring.services.dealsets import load_deal_set
+from sparring.runtime.storage import location as storage
+from sparring.runtime.storage.datasets import read_table, sidecar
+from sparring.runtime.storage.location import locate
 from tests.commands import run_pipeline, start_pipeline, wait_while_running
 from tests.configs import SMALL_EVOLVE
 from tests.services import s3_server
@@ -254,8 +254,8 @@ def test_every_pipeline_checks_its_bucket_before_any_task(
     """The same one line for the pipelines whose output is one root: before any task runs."""
     import importlib
 
-    from sparring.runtime.parallel import nodes_used
-    from sparring.runtime.storage import StorageError
+    from sparring.runtime.ray.parallel import nodes_used
+    from sparring.runtime.storage.location import StorageError
 
     bucket = f"missing-{pipeline.replace('_', '-')}-{os.getpid()}"
     job = pipeline_config(pipeline, output.format(bucket=bucket), f"storage.endpoint={s3.endpoint}")

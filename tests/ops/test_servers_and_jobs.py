@@ -8,8 +8,8 @@ from pathlib import Path
 from mlflow.tracking import MlflowClient
 
 from sparring.launch.submit import EXCLUDES
-from sparring.runtime.reaper import descendants
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.processes import descendants
+from sparring.runtime.tracking.runs import tracked_run
 from tests.commands import BIN, ROOT
 from tests.services import RANDOM_WORKER_PORTS, free_port, own_ray_temp, stop_ray_node, wait_for
 

@@ -104,7 +104,7 @@ def test_a_sigterm_a_library_turned_into_its_own_error_still_ends_the_run_killed
     signal: KILLED, and ``Terminated`` (exit 143) reaches the top. The control: the same error
     with no signal is the run's own failure."""
     from sparring.runtime import signals
-    from sparring.runtime.tracking import tracked_run
+    from sparring.runtime.tracking.runs import tracked_run
 
     before = signal.getsignal(signal.SIGTERM)
     signals.handle_termination()
@@ -130,7 +130,7 @@ def test_a_stop_handled_before_a_run_does_not_turn_that_runs_error_into_a_stop(m
     that fails later is FAILED with its own error, not KILLED as the old signal's (the suite's
     worker ended with a KeyboardInterrupt when it was)."""
     from sparring.runtime import signals
-    from sparring.runtime.tracking import tracked_run
+    from sparring.runtime.tracking.runs import tracked_run
 
     before = signal.getsignal(signal.SIGTERM)
     signals.handle_termination()

@@ -9,7 +9,7 @@ from sparring.pipelines.retrain import run as retrain
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.reporting.compare import compare
 from sparring.runtime.config import ConfigError
-from sparring.runtime.tracking import experiment_id
+from sparring.runtime.tracking.runs import experiment_id
 from tests.commands import run_pipeline
 
 
@@ -124,7 +124,7 @@ def test_the_sprt_plays_deals_in_looks_until_it_decides(pipeline_config):
     from sparring.ga.promotion import paired_edges
     from sparring.pipelines.retrain import _sequential
     from sparring.poker.bots import maniac
-    from sparring.poker.deals import generate_deals
+    from sparring.poker.deal_generation import generate_deals
 
     held, _ = generate_deals(0, 150, n_seats=6, equity_trials=80, seed=4)
 

@@ -8,7 +8,7 @@ from mlflow.tracking import MlflowClient
 
 from sparring.champions.registry import alias_holder, log_champion, register
 from sparring.pipelines.evolve import run
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.tracking.runs import tracked_run
 from tests.pipelines.test_evolve_pipeline import TINY
 
 MODEL = "alias-champion"

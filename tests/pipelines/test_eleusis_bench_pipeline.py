@@ -8,7 +8,7 @@ from mlflow.tracking import MlflowClient
 
 from sparring.eleusis.bench import paired_difference, play_games, run_cell
 from sparring.pipelines.eleusis_bench import GAMES_SPEC, RESULTS_SPEC, games_path, run
-from sparring.runtime.datasets import read_table
+from sparring.runtime.storage.datasets import read_table
 from tests.configs import config_error
 
 DECKS = "decks=['spike:alpha=0.8',best_ne_mode]"  # Hydra: quote a value holding '='

@@ -6,7 +6,7 @@ from mlflow.tracking import MlflowClient
 
 from sparring.pipelines.equity import run
 from sparring.poker.preflop import PREFLOP_SPEC, class_equity, load_table
-from sparring.runtime.datasets import read_metadata, read_table
+from sparring.runtime.storage.datasets import read_metadata, read_table
 from tests.commands import run_pipeline
 from tests.configs import config_error
 
@@ -46,7 +46,7 @@ def test_tiny_run_writes_table_and_mlflow_run_then_reuses(ray_session, pipeline_
 
 def test_results_do_not_depend_on_workers(ray_session, pipeline_config, tmp_path):
     from sparring.poker.preflop import class_rows
-    from sparring.runtime.parallel import parallel_map
+    from sparring.runtime.ray.parallel import parallel_map
 
     shared = {"opponents": (2,), "trials": 200, "seed": 9}
     names = ["AA", "KK", "T9s", "72o"]

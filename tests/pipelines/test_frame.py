@@ -1,11 +1,11 @@
 """The pipeline frame's share of the cluster: a search's trials side by side each fan out over
-their share of the CPUs, not over every CPU (``services.frame.sharing_cluster``)."""
+their share of the CPUs, not over every CPU (``frame.session.sharing_cluster``)."""
 
 from __future__ import annotations
 
 import threading
 
-from sparring.services.frame import Session, sharing_cluster
+from sparring.frame.session import Session, sharing_cluster
 
 
 def session(cpus: float) -> Session:

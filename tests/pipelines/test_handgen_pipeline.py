@@ -5,11 +5,11 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.cli import main as cli
+from sparring.frame.deal_set_store import load_deal_set
 from sparring.pipelines.handgen import run
-from sparring.runtime.datasets import DatasetError, read_metadata
 from sparring.runtime.explain import one_line
-from sparring.runtime.storage import StorageError
-from sparring.services.dealsets import load_deal_set
+from sparring.runtime.storage.datasets import DatasetError, read_metadata
+from sparring.runtime.storage.location import StorageError
 from tests.configs import config_error
 from tests.disks import small_disk
 
@@ -116,8 +116,8 @@ def test_a_shard_whose_metadata_is_right_but_whose_deals_are_another_shards_is_r
 ):
     """Shard 0's deals written as shard 1, with shard 1's metadata: every file proves itself,
     and the set still holds deals 0 and 1 twice and 2 and 3 never."""
-    from sparring.poker.deals import deal_spec
-    from sparring.runtime.datasets import read_table, write_table
+    from sparring.poker.deal_generation import deal_spec
+    from sparring.runtime.storage.datasets import read_table, write_table
 
     cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
     directory = run(cfg)["output"].local_path()
@@ -183,9 +183,9 @@ def test_shards_a_driver_cannot_see_are_reported_in_one_line(
 ):
     """What a local root on a cluster without a shared disk looks like from the driver: the
     tasks wrote their shards, but on other machines."""
+    from sparring.frame.deal_set_store import check_visible
     from sparring.runtime.errors import UsageError
-    from sparring.runtime.storage import locate
-    from sparring.services.dealsets import check_visible
+    from sparring.runtime.storage.location import locate
 
     cfg = pipeline_config("handgen", *TINY, f"output_root={tmp_path}")
     settings = cfg.deal_set
@@ -198,7 +198,7 @@ def test_shards_a_driver_cannot_see_are_reported_in_one_line(
     # on an object store the nodes share it already: the shard was removed, not unshared
     import pyarrow.fs as pafs
 
-    from sparring.runtime.storage import Location
+    from sparring.runtime.storage.location import Location
 
     store = Location(pafs.LocalFileSystem(), str(tmp_path), "s3")  # (its bytes on this disk)
     with pytest.raises(UsageError) as said:
@@ -227,7 +227,7 @@ def test_what_handgen_prints_is_what_it_did(ray_session, pipeline_config, tmp_pa
 
 
 def test_the_throughput_figures_mean_what_their_names_say():
-    from sparring.services.dealsets import rates, shards_label
+    from sparring.frame.deal_set_store import rates, shards_label
 
     # 40 deals (96,000 equity trials) in 10 s on 2 cores whose tasks worked 5 s in all
     assert rates(40, 96_000, 10.0, 5.0, 2) == {

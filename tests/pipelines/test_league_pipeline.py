@@ -10,7 +10,7 @@ from sparring.champions.registry import log_champion, register
 from sparring.pipelines.league import run
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.runtime.config import metric_name
-from sparring.runtime.tracking import experiment_id
+from sparring.runtime.tracking.runs import experiment_id
 from tests.configs import config_error
 
 

@@ -2,7 +2,7 @@
 
 from sparring.cli import main
 from sparring.cli.results import results
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.tracking.runs import tracked_run
 
 
 def test_latest_finished_run_per_pipeline(tmp_path, capsys):

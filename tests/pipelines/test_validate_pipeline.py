@@ -6,7 +6,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines.validate import RESULTS_SPEC, run, run_cell
-from sparring.runtime.datasets import read_table
+from sparring.runtime.storage.datasets import read_table
 from tests.configs import config_error
 
 TINY = ("seeds=2", "hands=[20,60]", "reference_hands=300", "drift.runs=2", "drift.hands=80",

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sparring.poker.bots import baseline_table, calling_station
-from sparring.poker.deals import DealSet, flop_is_reached, generate_deals
+from sparring.poker.deal_generation import DealSet, flop_is_reached, generate_deals
 from sparring.poker.engine import play_deals
 from sparring.poker.equity import equity
 from sparring.poker.evaluator import evaluate7

@@ -14,15 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from sparring.arena.sandbox import Limits, Program
-from sparring.runtime import affinity
+from sparring.runtime.programs import affinity
+from sparring.runtime.programs.program import Limits, Program
 
 CORES = sorted(os.sched_getaffinity(0))
 pytestmark = pytest.mark.skipif(len(CORES) < 2, reason="one core: nothing to share")
 
 HOLDER = """
 import sys, time
-from sparring.runtime import affinity
+from sparring.runtime.programs import affinity
 print(affinity.share_core(), flush=True)
 time.sleep(600)
 """

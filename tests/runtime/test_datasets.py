@@ -2,8 +2,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from sparring.runtime import datasets, storage
-from sparring.runtime.datasets import (
+from sparring.runtime.storage import datasets
+from sparring.runtime.storage import location as storage
+from sparring.runtime.storage.datasets import (
     DatasetError,
     DatasetSpec,
     is_reusable,

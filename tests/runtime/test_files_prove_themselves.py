@@ -45,15 +45,17 @@ WRITERS = {
     "sparring.champions.registry": "champion",
     "sparring.ga.checkpoint": "checkpoint",
     "sparring.poker.tables": "evaluator_tables",
-    "sparring.runtime.datasets": "dataset",  # every Parquet dataset and deal shard
+    "sparring.runtime.storage.datasets": "dataset",  # every Parquet dataset and deal shard
     "sparring.tuning.state": "search_state",
     "sparring.tuning.summary": "best_file",  # and plots for people (savefig)
     "sparring.pipelines.arena": "arena_block",  # and the SPRT plot
-    "sparring.runtime.storage": "the atomic write every kind above goes through",
-    "sparring.runtime.sqlite_store": "mlflow.db: made whole under a temporary name (item 7)",
-    "sparring.runtime.store_template": "store_template",
-    "sparring.runtime.tracking": "the store's lock file, never read",
-    "sparring.runtime.local_head": "the head's record, checked against the live process",
+    "sparring.runtime.storage.location": "the atomic write every kind above goes through",
+    "sparring.runtime.tracking.sqlite_store": (
+        "mlflow.db: made whole under a temporary name (item 7)"
+    ),
+    "sparring.runtime.tracking.store_template": "store_template",
+    "sparring.runtime.tracking.runs": "the store's lock file, never read",
+    "sparring.runtime.ray.local_head": "the head's record, checked against the live process",
     "sparring.launch.app": "Hydra's own files, rewritten redacted; read by people",
     "sparring.cli.cluster": "cluster.yaml, read by `ray up`, not by Sparring",
     "sparring.reporting.compare": "a plot for people",
@@ -61,8 +63,10 @@ WRITERS = {
     "sparring.modeling.calibration": "a reliability plot for people",
     # (tests/arena/test_hidden_chance.py: a key of the wrong size is one line; a flipped bit
     # only means no block verifies, and they are played again)
-    "sparring.runtime.keys": "the store's key, made once, checked by its size",
-    "sparring.runtime.jail": "a new user namespace's uid and gid maps in /proc, not a file",
+    "sparring.runtime.storage.keys": "the store's key, made once, checked by its size",
+    "sparring.runtime.programs.jail": (
+        "a new user namespace's uid and gid maps in /proc, not a file"
+    ),
 }
 
 

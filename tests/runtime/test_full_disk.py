@@ -14,9 +14,9 @@ import pytest
 
 from sparring.ga import checkpoint
 from sparring.ga.evolution import GAParams, initial_state
-from sparring.runtime.datasets import DatasetSpec, read_table, write_table
 from sparring.runtime.explain import one_line
-from sparring.runtime.storage import StorageError
+from sparring.runtime.storage.datasets import DatasetSpec, read_table, write_table
+from sparring.runtime.storage.location import StorageError
 from tests.disks import small_disk
 
 SPEC = DatasetSpec("noise", 1, pa.schema([("x", pa.int64())]))

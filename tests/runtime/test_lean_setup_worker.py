@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from sparring.runtime import lean_setup_worker
-from sparring.runtime.lean_setup_worker import plain_context
+from sparring.runtime.ray import lean_setup_worker
+from sparring.runtime.ray.lean_setup_worker import plain_context
 
 LAUNCHER = Path(lean_setup_worker.__file__)
 # What a "worker" prints here: its variables and its arguments.
@@ -93,7 +93,7 @@ def test_rays_own_launcher_runs_what_the_short_path_does_not_take():
 
 
 def test_a_bad_choice_of_launcher_is_refused_before_a_head_starts(tmp_path, monkeypatch):
-    from sparring.runtime import local_head
+    from sparring.runtime.ray import local_head
 
     monkeypatch.setenv("SPARRING_RAY_SETUP_WORKER", "fast")
     with pytest.raises(local_head.HeadError) as refused:

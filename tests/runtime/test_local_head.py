@@ -17,8 +17,8 @@ from pathlib import Path
 import pyarrow.parquet as pq
 from mlflow.tracking import MlflowClient
 
-from sparring.runtime import local_head
-from sparring.runtime.reaper import descendants
+from sparring.runtime.processes import descendants
+from sparring.runtime.ray import local_head
 from tests.commands import run_cli, start_pipeline
 
 
@@ -108,7 +108,7 @@ def test_a_head_killed_with_sigkill_is_detected_and_replaced(tmp_path):
             [
                 sys.executable,
                 "-c",
-                "import ray; from sparring.runtime.ray_session import init_ray; init_ray({}); "
+                "import ray; from sparring.runtime.ray.session import init_ray; init_ray({}); "
                 "print(ray.get(ray.remote(lambda: 6 * 7).remote()))",
             ],
             env=_env(home),
@@ -172,7 +172,7 @@ def test_an_idle_head_ends_itself_and_removes_its_file(tmp_path, monkeypatch):
 
 
 LEAK_PROBE = (
-    "import os, ray; from sparring.runtime.ray_session import init_ray; init_ray({}); "
+    "import os, ray; from sparring.runtime.ray.session import init_ray; init_ray({}); "
     "print(ray.get(ray.remote(lambda: os.environ.get('SPARRING_SWEEP_ID', '-')).remote()))"
 )
 
@@ -205,7 +205,7 @@ def test_the_variables_of_the_driver_that_started_the_head_reach_no_later_driver
 
 
 PATH_PROBE = (
-    "import os, shutil, ray; from sparring.runtime.ray_session import init_ray; init_ray({}); "
+    "import os, shutil, ray; from sparring.runtime.ray.session import init_ray; init_ray({}); "
     "print(ray.get(ray.remote(lambda: shutil.which('sh') or '-').remote()))"
 )
 
@@ -236,7 +236,7 @@ def test_a_head_lock_held_too_long_is_one_line_naming_its_holder(tmp_path, monke
     the holder's pid (it used to wait forever without a word); once released, taken."""
     import pytest
 
-    from sparring.runtime import local_head
+    from sparring.runtime.ray import local_head
     from tests.commands import holding
 
     holder = holding(

@@ -10,12 +10,12 @@ import sys
 
 from mlflow.tracking import MlflowClient
 
-from sparring.runtime.tracking import ENDED_TAG, driver_gone, driver_id, tracked_run
+from sparring.runtime.tracking.runs import ENDED_TAG, driver_gone, driver_id, tracked_run
 from tests.commands import ROOT
 
 DRIVER = """
 import sys, time
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.tracking.runs import tracked_run
 with tracked_run({"tracking": {"uri": sys.argv[1], "artifact_root": sys.argv[2]}}, "orphans"):
     print("running", flush=True)
     time.sleep(600)

@@ -8,8 +8,8 @@ import pytest
 
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.explain import one_line
-from sparring.runtime.parallel import parallel_map
-from sparring.runtime.storage import StorageError
+from sparring.runtime.ray.parallel import parallel_map
+from sparring.runtime.storage.location import StorageError
 from sparring.seeding import task_rng
 
 
@@ -64,7 +64,7 @@ def test_a_task_that_keeps_failing_raises(ray_session):
 def test_tasks_report_the_node_that_ran_them(ray_session):
     import ray
 
-    from sparring.runtime.parallel import nodes_used
+    from sparring.runtime.ray.parallel import nodes_used
 
     nodes_used(reset=True)
     parallel_map(scale, [np.ones(2)] * 4, shared={"factor": 2.0}, progress=False)

@@ -10,12 +10,13 @@ import sys
 import time
 from pathlib import Path
 
-from sparring.runtime.reaper import _stat, descendants
+from sparring.runtime.processes import descendants
+from sparring.runtime.processes import parent_and_start as _stat
 from tests.commands import ROOT
 
 DRIVER = """
 import time
-from sparring.runtime.ray_session import init_ray
+from sparring.runtime.ray.session import init_ray
 init_ray({"num_cpus": 1, "log_to_driver": False})
 print("ready", flush=True)
 time.sleep(600)
@@ -36,7 +37,7 @@ def test_killing_the_driver_with_9_leaves_no_ray_process(tmp_path):
         ray_processes = {
             pid: start
             for pid, start in descendants(driver.pid).items()
-            if "sparring.runtime.reaper" not in Path(f"/proc/{pid}/cmdline").read_text()
+            if "sparring.runtime.ray.reaper" not in Path(f"/proc/{pid}/cmdline").read_text()
         }
         assert len(ray_processes) >= 3  # gcs, raylet, agents, workers
         time.sleep(1.5)  # more than two of the reaper's scans: it has seen the newest of them

@@ -17,8 +17,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.runtime.explain import one_line
-from sparring.runtime.outbox import TrackingLost
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.tracking.outbox import TrackingLost
+from sparring.runtime.tracking.runs import tracked_run
 from tests.commands import ROOT, run_pipeline, start_pipeline, wait_while_running
 from tests.configs import TINY_EVOLVE
 from tests.services import mlflow_server
@@ -52,7 +52,7 @@ def test_records_made_while_the_server_is_down_are_sent_when_it_answers(tmp_path
 NEVER_BACK = """
 import sys
 from sparring.runtime.explain import one_line
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.tracking.runs import tracked_run
 from tests.services import mlflow_server
 from pathlib import Path
 server = mlflow_server(Path(sys.argv[1]))

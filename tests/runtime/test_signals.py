@@ -41,7 +41,7 @@ def test_a_run_logger_write_is_deferred(handled, tmp_path):
     is in the store, and the store is not left locked for the KILLED mark that follows."""
     from mlflow.tracking import MlflowClient
 
-    from sparring.runtime.tracking import RunLogger
+    from sparring.runtime.tracking.runs import RunLogger
 
     client = MlflowClient(f"sqlite:///{tmp_path / 'mlflow.db'}")
     exp = client.create_experiment("e", artifact_location=(tmp_path / "a").as_uri())

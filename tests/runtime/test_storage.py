@@ -8,8 +8,9 @@ import pickle
 import pyarrow as pa
 import pytest
 
-from sparring.runtime import storage
-from sparring.runtime.datasets import (
+from sparring.runtime.errors import ConfigError
+from sparring.runtime.storage import location as storage
+from sparring.runtime.storage.datasets import (
     DatasetError,
     DatasetSpec,
     is_reusable,
@@ -17,8 +18,7 @@ from sparring.runtime.datasets import (
     sidecar,
     write_table,
 )
-from sparring.runtime.errors import ConfigError
-from sparring.runtime.storage import StorageError, locate
+from sparring.runtime.storage.location import StorageError, locate
 
 SPEC = DatasetSpec("toy", 1, pa.schema([("x", pa.int64())]))
 
@@ -125,7 +125,7 @@ def test_file_uris_and_plain_paths_are_the_same_place(tmp_path):
 
 WRITER = """
 import sys
-from sparring.runtime import storage
+from sparring.runtime.storage import location as storage
 options = storage.StorageOptions(endpoint=sys.argv[1])
 storage.locate(sys.argv[2], options).write_bytes(b"x" * (200 << 20))
 """

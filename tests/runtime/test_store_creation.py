@@ -16,8 +16,8 @@ from mlflow.tracking import MlflowClient
 
 from sparring.launch.preflight import check_tracking
 from sparring.runtime.explain import one_line
-from sparring.runtime.sqlite_store import BrokenStore
-from sparring.runtime.tracking import open_store
+from sparring.runtime.tracking.runs import open_store
+from sparring.runtime.tracking.sqlite_store import BrokenStore
 from tests.disks import small_disk
 
 TOUCH = (
@@ -76,7 +76,7 @@ def test_a_half_made_store_is_refused_in_one_line_before_any_work(tmp_path):
 REOPEN = """
 import sys
 from sparring.runtime.explain import one_line
-from sparring.runtime.tracking import open_store
+from sparring.runtime.tracking.runs import open_store
 try:
     open_store(sys.argv[1])
 except Exception as exc:
@@ -196,7 +196,7 @@ def test_a_holder_that_finishes_between_the_look_and_the_check_is_not_refused(
     """Found with two test workers: the store looked half made, then its last holder finished
     the migration and let go before the check for holders, and the stale look was the verdict.
     The interleaving is forced here: the holder finishes inside that check."""
-    from sparring.runtime import sqlite_store
+    from sparring.runtime.tracking import sqlite_store
 
     db = tmp_path / "mlflow.db"
     mid_migration(db)
@@ -238,8 +238,8 @@ def test_a_store_made_from_the_template_is_the_store_mlflow_makes(tmp_path, monk
     under its own directory (not the one the template was made in), and works as a store."""
     from mlflow.version import VERSION
 
-    from sparring.runtime import store_template
-    from sparring.runtime.tracking import _first_use
+    from sparring.runtime.tracking import store_template
+    from sparring.runtime.tracking.runs import _first_use
 
     monkeypatch.setenv("SPARRING_CACHE_DIR", str(tmp_path / "cache"))
     made = {}
@@ -267,9 +267,9 @@ def test_a_template_mlflow_refuses_is_not_used_and_is_made_again(tmp_path, monke
     version's, say): the store is migrated from nothing and the template made anew."""
     from mlflow.version import VERSION
 
-    from sparring.runtime import store_template
-    from sparring.runtime.datasets import read_verified, write_with_digest
-    from sparring.runtime.tracking import _first_use
+    from sparring.runtime.storage.datasets import read_verified, write_with_digest
+    from sparring.runtime.tracking import store_template
+    from sparring.runtime.tracking.runs import _first_use
 
     monkeypatch.setenv("SPARRING_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)
@@ -292,8 +292,8 @@ def test_a_template_that_cannot_be_read_only_costs_the_time(tmp_path, monkeypatc
     with a digest beside it): the store is migrated as if there were no template."""
     from mlflow.version import VERSION
 
-    from sparring.runtime import store_template
-    from sparring.runtime.tracking import _first_use
+    from sparring.runtime.tracking import store_template
+    from sparring.runtime.tracking.runs import _first_use
 
     monkeypatch.setenv("SPARRING_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.chdir(tmp_path)

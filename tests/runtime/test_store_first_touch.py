@@ -14,7 +14,7 @@ from tests.commands import ROOT
 
 DRIVER = """
 import sys, time
-from sparring.runtime.tracking import tracked_run
+from sparring.runtime.tracking.runs import tracked_run
 uri, start, name = sys.argv[1], float(sys.argv[2]), sys.argv[3]
 while time.time() < start:
     time.sleep(0.001)

@@ -9,7 +9,7 @@ from mlflow.tracking import MlflowClient
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from sparring.runtime.tracking import default_run_name, tracked_run
+from sparring.runtime.tracking.runs import default_run_name, tracked_run
 from tests.commands import ROOT
 
 

@@ -132,7 +132,7 @@ def test_the_end_of_a_search_closes_every_trial_with_its_last_objective(tmp_path
     cut by the interruption before Tune saved its trial (no record names it), says that a new
     trial ran in its place, not that it was rerun; a seventh, finished in that moment, says it
     is not in the search's results."""
-    from sparring.runtime.tracking import ENDED_TAG
+    from sparring.runtime.tracking.runs import ENDED_TAG
     from sparring.tuning.runs import (
         INTERRUPTED_NOTE,
         UNSAVED_FINISHED_NOTE,
@@ -233,7 +233,7 @@ def test_a_trial_cut_by_an_interruption_and_rerun_is_recorded_once(tmp_path):
     ``trial_state`` nor another run's objective; the reruns are the trials' records, and
     ``compare --sweep`` lists each trial once, by its record."""
     from sparring.reporting.compare import compare
-    from sparring.runtime.tracking import ENDED_TAG, STOPPED_TAG
+    from sparring.runtime.tracking.runs import ENDED_TAG, STOPPED_TAG
     from sparring.tuning.runs import INTERRUPTED_NOTE, close_trials
 
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"

@@ -13,7 +13,7 @@ from mlflow.tracking import MlflowClient
 
 from sparring.pipelines import evolve, tune
 from sparring.reporting.compare import compare
-from sparring.runtime.tracking import STOPPED_TAG
+from sparring.runtime.tracking.runs import STOPPED_TAG
 from sparring.tuning.runs import INTERRUPTED_NOTE, UNSAVED_FINISHED_NOTE, UNSAVED_NOTE
 from sparring.tuning.trial import NUMBER_TAG, TRIAL_TAG
 from tests.commands import (

@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from sparring.arena.protocol import ProgramAgent
-from sparring.arena.sandbox import AgentFault, Limits, Program
 from sparring.poker.acpc import WORD, match_states
+from sparring.runtime.programs.program import AgentFault, Limits, Program
 
 _VERSION = re.compile(rb"^VERSION:2\.\d+\.\d+\r?$")
 

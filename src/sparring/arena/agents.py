@@ -46,8 +46,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from sparring import game_api
 from sparring.arena.protocol import ProgramAgent
-from sparring.arena.sandbox import Limits
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.programs.program import Limits
 
 KINDS = "py:<module>:<Name>, cmd:<command line>, acpc:<command line>, random, first"
 CHAMPION = "champion@<alias|version>"

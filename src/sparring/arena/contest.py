@@ -30,8 +30,8 @@ import numpy as np
 from sparring import game_api
 from sparring.arena.agents import make, parse
 from sparring.arena.play import GameRecord, forfeit_returns, play_game
-from sparring.arena.sandbox import Limits
-from sparring.runtime import keys
+from sparring.runtime.programs.program import Limits
+from sparring.runtime.storage import keys
 from sparring.seeding import task_seed
 
 
@@ -63,7 +63,7 @@ def unit_seed(secret: bytes, unit: int) -> int:
 
 
 def contest_secret(key: bytes, seed: int) -> bytes:
-    """The secret of a contest of ``seed`` under the store's ``key`` (``runtime.keys``): the
+    """The secret of a contest of ``seed`` under the store's ``key`` (``runtime.storage.keys``): the
     same key and seed give the same units, whoever plays them and on how many workers."""
     return keys.derive(key, "arena-contest", task_seed(seed, "arena"))
 

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sparring.arena.sandbox import AgentFault
 from sparring.game_api import Game, IllegalActionError, trait
-from sparring.runtime import keys
+from sparring.runtime.programs.program import AgentFault
+from sparring.runtime.storage import keys
 
 _PROCESS_SECRET = secrets.token_bytes(32)  # keys the start seeds of a caller without a secret
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from sparring.arena.sandbox import AgentFault, Limits, Program
+from sparring.runtime.programs.program import AgentFault, Limits, Program
 
 PROTOCOL_VERSION = 1
 

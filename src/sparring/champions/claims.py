@@ -28,7 +28,7 @@ from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
 from sparring.runtime.errors import UsageError
-from sparring.runtime.tracking import driver_gone, driver_id
+from sparring.runtime.tracking.runs import driver_gone, driver_id
 
 DRIVER = "claim.driver"
 RUN = "claim.run_id"

@@ -7,8 +7,9 @@ benchmark uses, its lone player that table's first kind), the champions of liste
 ``champion@<alias|version>`` and ``poker@<baseline>`` enter as chromosomes, a ``py:``,
 ``cmd:`` or ``acpc:`` agent as an ``AgentEntrant`` whose table is more of the same agent).
 Every pair plays the held-out deals in both seatings, as Ray tasks: two chromosome entrants in
-the numba engine (``ga.league``), a pair with an agent entrant through the game protocol on the
-same deals (``arena.deal_play``: the ``n`` seat rotations of each deal, chromosomes reading the
+the numba engine (``ga.round_robin``), a pair with an agent entrant through the game protocol on the
+same deals (``arena.agents_on_deals``: the ``n`` seat rotations of each deal, chromosomes reading
+the
 deal set's equities; an agent's program starts in its pair's task and ends with it). Each
 pair's per-deal results are cached in
 ``<cache_dir>/<deal set>-<digest a>-<digest b>.npy`` (entrants are keyed by what they play, not
@@ -16,7 +17,7 @@ their name), so adding an entrant plays only its new pairs. Each distinct agent 
 an entrant that plays exactly as an earlier one (the same digest: ``champion@champion`` when the
 alias points at ``v7``, a baseline registered as a version) is dropped before any pair is
 played, said in one line. The table ranks by chips (each entrant's mean edge over the others,
-bb/100) beside the Bradley–Terry deal-win rating (``ga.league``: how often it wins a deal,
+bb/100) beside the Bradley–Terry deal-win rating (``ga.round_robin``: how often it wins a deal,
 whatever the margin), with a line saying which is which. ``tag_versions`` writes each registry
 version's rating and chips on the version (``league_rating``, ``league_chips``,
 ``league_run``).
@@ -35,7 +36,6 @@ from mlflow.exceptions import MlflowException
 from mlflow.tracking import MlflowClient
 
 from sparring.arena.agents import parse
-from sparring.arena.sandbox import Limits
 from sparring.champions.pairs import (
     AgentEntrant,
     AnyEntrant,
@@ -46,7 +46,7 @@ from sparring.champions.pairs import (
 )
 from sparring.champions.registry import load_champion, resolve_champion
 from sparring.config.evolve import EvolveConfig, LeagueSection
-from sparring.ga.league import (
+from sparring.ga.round_robin import (
     Entrant,
     Ratings,
     champion_entrant,
@@ -57,12 +57,13 @@ from sparring.ga.league import (
     rate,
 )
 from sparring.poker.bots import baseline, baseline_table
-from sparring.poker.deals import DealSet
+from sparring.poker.deal_generation import DealSet
 from sparring.reporting.console import console, print_table
-from sparring.runtime import keys
 from sparring.runtime.errors import UsageError
-from sparring.runtime.parallel import parallel_map
-from sparring.runtime.storage import locate
+from sparring.runtime.programs.program import Limits
+from sparring.runtime.ray.parallel import parallel_map
+from sparring.runtime.storage import keys
+from sparring.runtime.storage.location import locate
 
 __all__ = [
     "CHIPS_TAG",
@@ -90,7 +91,7 @@ LEGEND = (
 @dataclass
 class LeagueResult:
     """The league's outcome. ``chips`` ranks it; ``ratings`` (deal wins) rates how often each
-    entrant wins a deal, blind to the margin, and may order it otherwise (``ga.league``)."""
+    entrant wins a deal, blind to the margin, and may order it otherwise (``ga.round_robin``)."""
 
     entrants: list[str]
     ratings: Ratings  # deal wins: Bradley-Terry, Elo scale, mean 0

@@ -17,13 +17,13 @@ from pathlib import Path
 
 import numpy as np
 
-from sparring.arena import deal_play
+from sparring.arena import agents_on_deals as deal_play
 from sparring.arena.agents import make, parse
-from sparring.arena.sandbox import Limits
-from sparring.ga.league import Entrant
-from sparring.ga.league import play_pair as play_pair_kernel
-from sparring.poker.deals import DealSet
-from sparring.runtime.datasets import read_verified, write_with_digest
+from sparring.ga.round_robin import Entrant
+from sparring.ga.round_robin import play_pair as play_pair_kernel
+from sparring.poker.deal_generation import DealSet
+from sparring.runtime.programs.program import Limits
+from sparring.runtime.storage.datasets import read_verified, write_with_digest
 
 __all__ = ["AgentEntrant", "AnyEntrant", "pair_path", "play_pair_task", "read_pair", "write_pair"]
 

@@ -23,9 +23,9 @@ from mlflow.tracking import MlflowClient
 
 from sparring.poker.catalog import N_GENES
 from sparring.poker.rules import DEFAULT_CALL_FACTOR, DEFAULT_RAISE_FACTOR
-from sparring.runtime.datasets import DatasetError, verify, write_with_digest
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.redact import redact_url
+from sparring.runtime.storage.datasets import DatasetError, verify, write_with_digest
 
 
 def log_champion(

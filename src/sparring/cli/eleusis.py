@@ -131,7 +131,7 @@ def _check_sandbox(args: argparse.Namespace) -> None:
     one line before the game otherwise."""
     import os
 
-    from sparring.runtime import jail
+    from sparring.runtime.programs import jail
 
     for path in args.read_only:
         if not os.path.isabs(path) or not os.path.exists(path):

@@ -1,7 +1,7 @@
 """``sparring ray start | status | stop``: this machine's shared local Ray head.
 
 Pipelines with ``ray=local`` start the head on first need and join it after
-(``runtime.local_head``); these commands show it, start it ahead of time, or end it. ``stop``
+(``runtime.ray.local_head``); these commands show it, start it ahead of time, or end it. ``stop``
 ends only the head Sparring started for this environment, by its PID: never another Ray on the
 machine (unlike ``ray stop``).
 """
@@ -12,7 +12,7 @@ import argparse
 import time
 
 from sparring.cli.common import integer
-from sparring.runtime import local_head
+from sparring.runtime.ray import local_head
 
 
 def register(top: argparse._SubParsersAction, groups: dict) -> None:

@@ -99,11 +99,11 @@ def simulate(args: argparse.Namespace) -> int:
     """Play synthetic matches and write the decision log."""
     import time
 
-    from sparring.mus.game import MusGame
+    from sparring.mus.engine import MusGame
     from sparring.mus.log import LOG_SPEC, play_match, to_arrow
     from sparring.mus.players import SyntheticPlayer
     from sparring.runtime.config import config_hash
-    from sparring.runtime.datasets import write_table
+    from sparring.runtime.storage.datasets import write_table
 
     start, records, hands, wins = time.perf_counter(), [], 0, [0, 0]
     for m in range(args.matches):

@@ -131,11 +131,11 @@ def replay(args: argparse.Namespace) -> int:
     """Print one hand of a deal set, action by action."""
     import numpy as np
 
+    from sparring.frame.deal_set_store import load_deal_set
     from sparring.poker.bots import baseline, baseline_table
     from sparring.poker.cards import format_cards
     from sparring.poker.table import play_hand_reference, seating
-    from sparring.runtime.datasets import DatasetError
-    from sparring.services.dealsets import load_deal_set
+    from sparring.runtime.storage.datasets import DatasetError
 
     try:
         deals = load_deal_set(args.deals)
@@ -178,8 +178,8 @@ def acpc_client(args: argparse.Namespace) -> int:
 
     from sparring.arena.acpc_client import NotADealer, ProtocolError, play
     from sparring.arena.agents import make, parse
-    from sparring.arena.sandbox import Limits
     from sparring.poker.acpc import AcpcError, load_gamedef
+    from sparring.runtime.programs.program import Limits
 
     try:
         gamedef = load_gamedef(args.game)

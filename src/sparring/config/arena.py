@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from sparring.arena.agents import parse
-from sparring.arena.sandbox import Limits
 from sparring.arena.sprt import SPRT
 from sparring.config import checks
 from sparring.config.common import RayConfig, StorageConfig, TrackingConfig
 from sparring.game_api import registered, trait
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.programs.program import Limits
 
 MAX_UNITS = 100_000  # units per pair (SPRT: in all): ~10^6 games, a few hundred MB of results
 PROGRAM_KINDS = ("cmd", "acpc")  # agents that are outside programs: sandboxed
@@ -26,7 +26,8 @@ class Kind(StrEnum):
 
 @dataclass
 class LimitsConfig:
-    """``limits.*``: what an outside program may use (``sparring.arena.sandbox.Limits``)."""
+    """``limits.*``: what an outside program may use
+    (``sparring.runtime.programs.program.Limits``)."""
 
     move_s: float = 2.0  # the original FlagBots rule: 2 s a move
     start_s: float = 10.0

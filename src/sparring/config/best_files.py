@@ -1,7 +1,7 @@
 """``+best=<search-id>``: the best-config file a search wrote, proved complete before Hydra
 reads it.
 
-A search writes ``best/<search-id>.yaml`` sealed (``runtime.sealed``: its last line is the
+A search writes ``best/<search-id>.yaml`` sealed (``runtime.storage.sealed``: its last line is the
 digest of the rest). A file cut short (``head -c 150``) still parses as YAML, with fewer keys,
 and would run another config without a word; so every ``best=`` override is looked up here, in
 the configs' directory and in any ``hydra.searchpath`` given, and a file that is not whole, not
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from sparring.runtime.errors import UsageError
-from sparring.runtime.sealed import unseal
+from sparring.runtime.storage.sealed import unseal
 
 KEYS_LINE = "# keys: "  # the dotted keys the file must hold, as the search wrote them
 _SEARCH_LINE = re.compile(r"^# best of search (\S+):", re.MULTILINE)

@@ -39,7 +39,7 @@ __all__ = [
 
 def _storage(key: str, value: Any) -> Path | None:
     """Check a path or storage URI; the local path it names (None on an object store)."""
-    from sparring.runtime.storage import ALLOWED, StorageError, check_uri, scheme_of
+    from sparring.runtime.storage.location import ALLOWED, StorageError, check_uri, scheme_of
 
     path_text(key, value)
     try:

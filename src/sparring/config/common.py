@@ -8,7 +8,7 @@ from enum import StrEnum
 from sparring.config import checks
 from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.errors import ConfigError
-from sparring.runtime.storage import Location, StorageOptions, locate
+from sparring.runtime.storage.location import Location, StorageOptions, locate
 
 
 class Direction(StrEnum):

@@ -23,10 +23,10 @@ from sparring.ga.params import (
     check_trainer_size,
 )
 from sparring.poker.catalog import BASELINES, MAX_SEATS, MIN_SEATS
-from sparring.poker.dealset import DealSetConfig
+from sparring.poker.deal_set_config import DealSetConfig
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
-from sparring.runtime.storage import Location
+from sparring.runtime.storage.location import Location
 
 
 @dataclass

@@ -8,9 +8,9 @@ from pathlib import Path
 from sparring.config import checks
 from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
 from sparring.poker.catalog import MAX_SEATS, MIN_SEATS
-from sparring.poker.dealset import DealSetConfig
+from sparring.poker.deal_set_config import DealSetConfig
 from sparring.runtime.errors import ConfigError
-from sparring.runtime.storage import is_remote
+from sparring.runtime.storage.location import is_remote
 
 
 @dataclass

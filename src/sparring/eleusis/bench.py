@@ -27,7 +27,7 @@ from sparring.eleusis.roster import NAMES, parse_scientist
 from sparring.eleusis.scientists import NO_HYPOTHESES, play_game
 from sparring.eleusis.theory import expected_guesses, oracle_drift
 from sparring.runtime.config import metric_name
-from sparring.runtime.datasets import DatasetSpec
+from sparring.runtime.storage.datasets import DatasetSpec
 
 Cell = tuple[str, int, str]  # deck spec, starting harma, scientist spec
 

@@ -6,9 +6,10 @@ never past the game's deadline; a line longer than ``max_line`` bytes or not UTF
 ends the game as invalid, quoting at most 80 characters of it. Writes never block: replies wait
 in a buffer while the program is not reading, and are sent whenever its input has room, so a
 program that writes guesses without reading the replies cannot deadlock the referee. The
-program runs under a keeper (``runtime.subreaper``): ``close`` ends everything it started, a
+program runs under a keeper (``runtime.programs.keeper``): ``close`` ends everything it started, a
 child in a session of its own included, and so does the referee's own death, SIGKILL included.
-It runs in the sandbox (``runtime.jail``: bubblewrap, with a bare environment, a private home,
+It runs in the sandbox (``runtime.programs.jail``: bubblewrap, with a bare environment, a private
+home,
 its own loopback, no view of the machine's files or processes) unless ``sandbox`` is "none".
 """
 
@@ -21,10 +22,11 @@ import subprocess
 import time
 from collections.abc import Sequence
 
-from sparring.runtime import caches, jail, subreaper
+from sparring.runtime import caches
+from sparring.runtime.programs import jail, keeper
 
 QUOTE = 80  # characters of a bad line quoted in a message
-# a sandboxed scientist's bounds (runtime.jail): files, processes and threads, open files
+# a sandboxed scientist's bounds (runtime.programs.jail): files, processes and threads, open files
 SANDBOX_RLIMITS = {"file_bytes": 64 << 20, "processes": 64, "open_files": 256}
 
 
@@ -55,14 +57,14 @@ class ScientistProcess:
         sandbox: str | None = None,
         read_only: Sequence[str] = (),
     ) -> None:
-        self.lifeline: subreaper.Lifeline | None = None
+        self.lifeline: keeper.Lifeline | None = None
         if jail.mode(sandbox) == "bwrap":  # jail.SandboxUnavailable (one line) where it cannot run
             command = jail.absolute(command)
             env = {"LANG": "C.UTF-8", "PYTHONUNBUFFERED": "1", **caches.for_programs()}
             env |= caches.for_sandboxed_programs()
             jail.check_startable(command)  # an OSError, as Popen of the program gives
-            self.lifeline = subreaper.Lifeline()
-            keeper = subreaper.command(
+            self.lifeline = keeper.Lifeline()
+            kept = keeper.command(
                 command,
                 watch_starter=False,
                 user=jail.keeper_user(),
@@ -72,7 +74,7 @@ class ScientistProcess:
                 open_files=SANDBOX_RLIMITS["open_files"],
             )
             launch = jail.command(
-                keeper, command, env=env, read_only=read_only, keep_fds=(self.lifeline.read,)
+                kept, command, env=env, read_only=read_only, keep_fds=(self.lifeline.read,)
             )
             try:
                 self.proc = subprocess.Popen(
@@ -88,9 +90,9 @@ class ScientistProcess:
                 self.lifeline.started()
         else:
             jail.warn_unsandboxed()
-            subreaper.check_startable(command)  # an OSError, as Popen of the program gives
+            keeper.check_startable(command)  # an OSError, as Popen of the program gives
             self.proc = subprocess.Popen(
-                subreaper.command(command),  # close() ends all it starts, however it detaches
+                keeper.command(command),  # close() ends all it starts, however it detaches
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 start_new_session=True,
@@ -153,7 +155,7 @@ class ScientistProcess:
         if status is None:
             if self.lifeline is not None:  # its keeper, in the sandbox, ends the tree
                 self.lifeline.cut()
-            subreaper.end(self.proc)
+            keeper.end(self.proc)
         if self.lifeline is not None:
             self.lifeline.cut()
         with contextlib.suppress(OSError):

@@ -99,8 +99,9 @@ def run_referee(
     is starting), and the whole game ``game_timeout``;
     lines are at most ``max_line`` bytes of UTF-8. Everything the program started is ended on
     every way out: SIGINT, SIGTERM and SIGHUP to the referee included, and (by the program's
-    keeper, ``runtime.subreaper``) the referee's own death. It runs in the sandbox
-    (``runtime.jail``) unless ``sandbox`` is "none"; ``read_only``: more paths it may read."""
+    keeper, ``runtime.programs.keeper``) the referee's own death. It runs in the sandbox
+    (``runtime.programs.jail``) unless ``sandbox`` is "none"; ``read_only``: more paths it may
+    read."""
     try:
         program = ScientistProcess(
             command, move_timeout, max_line, game_timeout, start_timeout, sandbox, read_only

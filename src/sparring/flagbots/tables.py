@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from sparring.flagbots.searchers import SEARCHERS
-from sparring.runtime.datasets import DatasetSpec
+from sparring.runtime.storage.datasets import DatasetSpec
 
 Row = Mapping[str, Any]
 Table = tuple[str, list[str], list[list[Any]]]  # title, columns, rows (what a console prints)

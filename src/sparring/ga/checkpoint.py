@@ -27,7 +27,7 @@ import numpy as np
 from sparring.ga.evolution import EvolutionState
 from sparring.runtime.errors import UsageError
 from sparring.runtime.signals import deferred
-from sparring.runtime.storage import Location, locate
+from sparring.runtime.storage.location import Location, locate
 
 Where = str | os.PathLike[str] | Location
 

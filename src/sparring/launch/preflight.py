@@ -17,7 +17,7 @@ from typing import Any
 from sparring.runtime.config import close_names
 from sparring.runtime.errors import ConfigError, UsageError
 from sparring.runtime.redact import redact_url
-from sparring.runtime.sqlite_store import refuse_half_made
+from sparring.runtime.tracking.sqlite_store import refuse_half_made
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 

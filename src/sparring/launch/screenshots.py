@@ -24,8 +24,8 @@ from pathlib import Path
 from mlflow.tracking import MlflowClient
 
 from sparring.reporting.runs import latest_top_level
-from sparring.runtime.mlflow_servers import server_argv, server_environment
 from sparring.runtime.net import free_port, stop_group, wait_for
+from sparring.runtime.tracking.servers import server_argv, server_environment
 
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
 # MLflow 3.17's UI opens in its GenAI mode (a switch at the top left that the browser remembers)

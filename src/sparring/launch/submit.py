@@ -41,7 +41,7 @@ from sparring.runtime.provenance import (
     git_dirty,
     lock_digest,
 )
-from sparring.runtime.storage import scheme_of
+from sparring.runtime.storage.location import scheme_of
 
 DEFAULT_ADDRESS = "http://127.0.0.1:8265"
 # Left out of what is shipped: version control, environments, data, stores, caches. Ray applies

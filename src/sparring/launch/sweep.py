@@ -14,7 +14,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 from omegaconf import DictConfig, OmegaConf
 
-from sparring.runtime.parent_runs import PARENT_ENV, SWEEP_ENV, create_parent
+from sparring.runtime.tracking.parent_runs import PARENT_ENV, SWEEP_ENV, create_parent
 
 __all__ = ["SweepParent"]
 
@@ -33,7 +33,7 @@ class SweepParent(Callback):
         if os.environ.get(CHECK_ENV):  # --check: the jobs' configs only, no run
             return
         from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
-        from sparring.runtime.tracking import experiment_id, open_store
+        from sparring.runtime.tracking.runs import experiment_id, open_store
 
         tracking = to_container(config.get("tracking") or {})
         pipeline = str(config.hydra.job.name)

@@ -25,7 +25,7 @@ from sparring.modeling.memory import LanceView, SessionMemory, ShortTermMemory, 
 from sparring.modeling.metrics import Context, observations, situation
 from sparring.modeling.model import MergedModel, PlayerModel, population_prior
 from sparring.mus.cards import FACES
-from sparring.mus.game import DISCARD, MUS, NO_MUS
+from sparring.mus.engine import DISCARD, MUS, NO_MUS
 from sparring.mus.lance import ENVIDO, NO_QUIERO, PASO, QUIERO, Action
 from sparring.mus.players import keep_kings_and_pairs, own_percentile
 from sparring.mus.scoring import Table

@@ -31,7 +31,7 @@ from sparring.modeling.cycle import ModelServer
 from sparring.modeling.drift import DriftConfig, DriftMonitor, js_divergence
 from sparring.modeling.metrics import observations
 from sparring.modeling.model import PlayerModel
-from sparring.mus.game import MusConfig, MusGame
+from sparring.mus.engine import MusConfig, MusGame
 from sparring.mus.log import Decision, play_match
 from sparring.mus.players import Player, SyntheticPlayer
 from sparring.seeding import task_seed

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sparring.mus.cards import FACES, SUITS, format_faces
-from sparring.mus.game import DISCARD, MUS, NO_MUS, MusGame
+from sparring.mus.engine import DISCARD, MUS, NO_MUS, MusGame
 from sparring.mus.lance import Action
 from sparring.mus.log import play_match
 from sparring.mus.players import SyntheticPlayer

@@ -30,7 +30,7 @@ class MusPlayerAgent:
         self.player = SyntheticPlayer.with_rates(seed=player_seed(info, "mus-player"), **self.rates)
 
     def act(self, observation: dict[str, Any], legal: Sequence[Any]) -> str:
-        from sparring.mus.adapter import action_text
+        from sparring.mus.game import action_text
 
         if self.player is None:
             self.start({})

@@ -18,10 +18,10 @@ from typing import Any
 import pyarrow as pa
 
 from sparring.mus.cards import FACES, hand_ranks
-from sparring.mus.game import BETTING, MUS_DECISION, MusGame, MusState
+from sparring.mus.engine import BETTING, MUS_DECISION, MusGame, MusState
 from sparring.mus.lance import NO_QUERIDO, NO_QUIERO, PENDING
 from sparring.mus.players import Player, mid_percentile
-from sparring.runtime.datasets import DatasetSpec
+from sparring.runtime.storage.datasets import DatasetSpec
 
 LANCES = ("grande", "chica", "pares", "juego", "punto")
 LOG_SPEC = DatasetSpec(

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from sparring.mus.cards import FACES, hand_ranks
-from sparring.mus.game import DISCARD, MUS, NO_MUS
+from sparring.mus.engine import DISCARD, MUS, NO_MUS
 from sparring.mus.lance import ENVIDO, NO_QUIERO, ORDAGO, PASO, QUIERO, SUBIR, Action
 from sparring.mus.strength import percentile
 

@@ -1,7 +1,7 @@
 """What Mus declares of itself to the arena (``game_api.Traits``), read by the config checks
 before any game is played: two teams of partners, and its own agents, ``mus@default`` or
 ``mus@<rate>=<value>,...`` (a synthetic player with those ``mus.players.Profile`` rates,
-played by ``mus.house.MusPlayerAgent``). ``mus.adapter.Mus`` inherits them."""
+played by ``mus.house.MusPlayerAgent``). ``mus.game.Mus`` inherits them."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ _FORM = "mus@default or mus@<rate>=<value>,..."
 
 
 class MusTraits(Traits):
-    """Mus's traits; ``mus.adapter.Mus`` inherits them."""
+    """Mus's traits; ``mus.game.Mus`` inherits them."""
 
     teams = ((0, 2), (1, 3))  # partners sit opposite: a seat's fault loses its team's game
     house_agents = ("mus@default", "mus@<rate>=<value>,...")
@@ -50,7 +50,7 @@ def rates(spec: str) -> dict[str, Any]:
         Profile(**chosen)
     except ValueError as exc:
         raise ValueError(f"rates a Mus player may have ({exc})") from None
-    from sparring.mus.game import MusConfig
+    from sparring.mus.engine import MusConfig
 
     low, high = MusConfig().min_envido, MusConfig().max_bet
     if not low <= chosen.get("bet_size", low) <= high:  # an envido the game offers

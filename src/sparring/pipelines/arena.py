@@ -49,15 +49,15 @@ from sparring.arena.contest import (
 from sparring.arena.records import games_text
 from sparring.champions.registry import resolve_champion
 from sparring.config.arena import ArenaConfig, Kind
-from sparring.ga.league import rate
+from sparring.frame.session import pipeline_session, results_hash
+from sparring.ga.round_robin import rate
 from sparring.game_api import load, trait
 from sparring.reporting.console import console
-from sparring.runtime import keys
 from sparring.runtime.config import config_hash, metric_name
 from sparring.runtime.errors import ConfigError
-from sparring.runtime.parallel import parallel_map
-from sparring.runtime.storage import Location
-from sparring.services.frame import pipeline_session, results_hash
+from sparring.runtime.ray.parallel import parallel_map
+from sparring.runtime.storage import keys
+from sparring.runtime.storage.location import Location
 
 
 def _block_file(cache: Location, block: Block) -> Location:
@@ -163,7 +163,7 @@ def _check_acpc_programs(job: ArenaConfig) -> None:
     connect and send its version within ``limits.start_s``, is one line (a ``cmd:`` program
     is asked nothing until its first game, so it is not started here)."""
     from sparring.arena.acpc_seat import AcpcProgramAgent
-    from sparring.arena.sandbox import AgentFault
+    from sparring.runtime.programs.program import AgentFault
 
     for entrant in job.entrants:
         spec = parse(entrant)

@@ -3,7 +3,7 @@ metric, show the params that differ, and plot the metric per run.
 
 The comparison itself (the query, the table, the formats for scripts, the plot) is
 ``reporting.compare``, which ``sparring compare`` calls too. Reads MLflow only: neither Ray nor
-a run of its own, so this body stays outside ``services.frame.pipeline_session``.
+a run of its own, so this body stays outside ``frame.session.pipeline_session``.
 """
 
 from __future__ import annotations

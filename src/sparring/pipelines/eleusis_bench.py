@@ -31,10 +31,10 @@ from sparring.eleusis.bench import (
     summary_rows,
     versus_baseline,
 )
+from sparring.frame.session import pipeline_session, results_hash
 from sparring.reporting.plots import grouped_bars
-from sparring.runtime.parallel import parallel_map
-from sparring.runtime.storage import Location, locate
-from sparring.services.frame import pipeline_session, results_hash
+from sparring.runtime.ray.parallel import parallel_map
+from sparring.runtime.storage.location import Location, locate
 
 __all__ = ["GAMES_SPEC", "RESULTS_SPEC", "games_path", "oracle_ratios", "run"]
 

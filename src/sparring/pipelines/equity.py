@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 
 from sparring.config.equity import EquityConfig
+from sparring.frame.session import pipeline_session
 from sparring.poker.preflop import (
     CLASS_INDEX,
     PREFLOP_SPEC,
@@ -22,9 +23,8 @@ from sparring.poker.preflop import (
     table_from_arrow,
 )
 from sparring.reporting.console import console, print_table
-from sparring.runtime.datasets import is_reusable, read_table
-from sparring.runtime.parallel import parallel_map
-from sparring.services.frame import pipeline_session
+from sparring.runtime.ray.parallel import parallel_map
+from sparring.runtime.storage.datasets import is_reusable, read_table
 
 
 def run(job: EquityConfig) -> dict[str, Any]:

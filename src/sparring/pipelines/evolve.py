@@ -20,17 +20,17 @@ import ray
 
 from sparring.champions.registry import alias_holder, log_champion, register
 from sparring.config.evolve import EvolveConfig, RegistryConfig
+from sparring.frame.deal_set_store import ensure_deal_set, open_deal_set
+from sparring.frame.session import Session, pipeline_session
 from sparring.ga import checkpoint
 from sparring.ga.champion import benchmark
 from sparring.ga.evolution import EvolutionState, initial_state, run_generation, seed_with
 from sparring.ga.fitness import evaluate_chunk, play_with_trainers, trainer_seats
 from sparring.reporting.console import console
 from sparring.reporting.plots import line_plot
-from sparring.runtime.parallel import parallel_map
 from sparring.runtime.progress import report_step
-from sparring.runtime.ray_session import init_ray
-from sparring.services.dealsets import ensure_deal_set, open_deal_set
-from sparring.services.frame import Session, pipeline_session
+from sparring.runtime.ray.parallel import parallel_map
+from sparring.runtime.ray.session import init_ray
 
 _LOGGED_PER_GENERATION = (
     "best_fitness",

@@ -1,7 +1,7 @@
 """The ``handgen`` pipeline: deal sets as Parquet shards, one Ray task per shard.
 
 A killed run leaves only whole shards; a rerun with the same config computes only the missing
-ones (see ``sparring.services.dealsets``).
+ones (see ``sparring.frame.deal_set_store``).
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from sparring.config.handgen import HandgenConfig
+from sparring.frame.deal_set_store import ensure_deal_set, log_deal_set
+from sparring.frame.session import pipeline_session
 from sparring.reporting.console import console
-from sparring.services.dealsets import ensure_deal_set, log_deal_set
-from sparring.services.frame import pipeline_session
 
 
 def run(config: HandgenConfig) -> dict[str, Any]:

@@ -23,10 +23,10 @@ import numpy as np
 from sparring.arena.agents import short_names
 from sparring.champions.league import LeagueResult, rate_league, tag_versions
 from sparring.config.evolve import LeagueConfig
+from sparring.frame.deal_set_store import open_deal_set
+from sparring.frame.session import Session, pipeline_session
 from sparring.reporting.plots import heatmap
 from sparring.runtime.config import metric_name
-from sparring.services.dealsets import open_deal_set
-from sparring.services.frame import Session, pipeline_session
 
 __all__ = ["run"]
 

@@ -54,17 +54,17 @@ from sparring.champions.registry import (
     resolve_champion,
 )
 from sparring.config.evolve import PromotionTest, RetrainConfig
+from sparring.frame.deal_set_store import open_deal_set
+from sparring.frame.session import Session, pipeline_session
 from sparring.ga.promotion import Promotion, Sequential, decide, paired_edges
 from sparring.pipelines import evolve
 from sparring.poker.bots import baseline
-from sparring.poker.deals import DealSet
+from sparring.poker.deal_generation import DealSet
 from sparring.reporting.console import console
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import UsageError
 from sparring.runtime.redact import redact_url
-from sparring.runtime.tracking import open_store
-from sparring.services.dealsets import open_deal_set
-from sparring.services.frame import Session, pipeline_session
+from sparring.runtime.tracking.runs import open_store
 
 __all__ = ["exit_status", "run"]  # exit_status: the launcher's exit code of a result
 

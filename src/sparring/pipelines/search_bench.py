@@ -26,8 +26,8 @@ from sparring.flagbots.tables import (
     node_count_items,
     result_tables,
 )
-from sparring.runtime.parallel import parallel_map
-from sparring.services.frame import pipeline_session, results_hash
+from sparring.frame.session import pipeline_session, results_hash
+from sparring.runtime.ray.parallel import parallel_map
 
 __all__ = ["run"]
 

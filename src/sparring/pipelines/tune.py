@@ -27,8 +27,8 @@ from sparring.pipelines import PIPELINES
 from sparring.reporting.console import console
 from sparring.runtime.checkout import conf_dir
 from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
-from sparring.runtime.ray_session import init_ray
-from sparring.runtime.tracking import bound_http_requests, experiment_id, open_store
+from sparring.runtime.ray.session import init_ray
+from sparring.runtime.tracking.runs import bound_http_requests, experiment_id, open_store
 from sparring.tuning import report, resume, runs, target, tuner
 
 

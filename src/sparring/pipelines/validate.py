@@ -30,13 +30,13 @@ from typing import Any
 import pyarrow as pa
 
 from sparring.config.validate import ValidateConfig
+from sparring.frame.session import Session, pipeline_session, results_hash
 from sparring.modeling import validation
 from sparring.modeling.calibration import CalibrationLog, reliability_plot
 from sparring.modeling.validation import run_cell
 from sparring.reporting.plots import line_plot
-from sparring.runtime.datasets import DatasetSpec
-from sparring.runtime.parallel import parallel_map
-from sparring.services.frame import Session, pipeline_session, results_hash
+from sparring.runtime.ray.parallel import parallel_map
+from sparring.runtime.storage.datasets import DatasetSpec
 
 __all__ = ["RESULTS_SPEC", "run", "run_cell"]
 

@@ -18,8 +18,8 @@ import pyarrow as pa
 from sparring.poker.cards import RANKS, as_cards
 from sparring.poker.catalog import CLASS_INDEX, CLASSES, MAX_TABLE_OPPONENTS
 from sparring.poker.equity import EquityResult, equity
-from sparring.runtime.datasets import DatasetSpec, read_table
-from sparring.runtime.storage import Location
+from sparring.runtime.storage.datasets import DatasetSpec, read_table
+from sparring.runtime.storage.location import Location
 from sparring.seeding import task_seed
 
 PREFLOP_SPEC = DatasetSpec(

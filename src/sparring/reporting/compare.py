@@ -6,7 +6,8 @@ new MLflow run). The runs are an experiment's (optionally filtered), one sweep's
 children of a sweep or search parent, in any experiment) or the runs behind a registered
 model's versions (``model``). The table comes from ``mlflow.search_runs``: a short run id and
 name per run, the runs of each sweep together under a label (``s1``, named in a note), the
-differing params that change what is computed (``runtime.params.is_infrastructure`` ones such
+differing params that change what is computed (``runtime.tracking.params.is_infrastructure`` ones
+such
 as ``ray.address`` or a checkpoint root only with ``all_params``) under short unique names with
 a legend, values and metrics to 4 significant digits. The params that tell the most runs apart
 come first (swept ones before all); at the terminal's width long headers are abbreviated before
@@ -15,7 +16,7 @@ says only the pipeline and config hash (``evolve 3f2a1c``): the params beside it
 search trial that a resumed search reran is one line, its record (not one per attempt). A
 metric that no run has is refused with the closest names. The bar chart goes to ``output_dir``
 (a path or storage URI); a run without the metric is marked there, not drawn as 0. Neither Ray
-nor an MLflow run: the ``compare`` body stays outside ``services.frame.pipeline_session``,
+nor an MLflow run: the ``compare`` body stays outside ``frame.session.pipeline_session``,
 which opens a run. The queries are ``compare_query``'s; this module ranks, lays out and draws.
 """
 
@@ -46,8 +47,8 @@ from sparring.reporting.console import (
 )
 from sparring.reporting.plots import grouped_bars
 from sparring.runtime.errors import UsageError
-from sparring.runtime.params import short_names, short_value
-from sparring.runtime.storage import Location, locate
+from sparring.runtime.storage.location import Location, locate
+from sparring.runtime.tracking.params import short_names, short_value
 
 __all__ = ["Comparison", "compare", "short_names", "short_run_name"]
 

@@ -21,9 +21,9 @@ from mlflow.tracking import MlflowClient
 
 from sparring.runtime.config import close_names
 from sparring.runtime.errors import ConfigError, UsageError
-from sparring.runtime.params import is_infrastructure
-from sparring.runtime.parent_runs import PARENT_TAG, SWEEP_ID_TAG, SWEPT_TAG
 from sparring.runtime.redact import redact_url
+from sparring.runtime.tracking.params import is_infrastructure
+from sparring.runtime.tracking.parent_runs import PARENT_TAG, SWEEP_ID_TAG, SWEPT_TAG
 
 PARENT_COLUMN = "tags.mlflow.parentRunId"  # a run's parent in ``mlflow.search_runs``'s frame
 
@@ -181,7 +181,7 @@ def is_ascending(client: MlflowClient, experiment: str | None, metric: str, orde
 
 def about_infrastructure(frame: pd.DataFrame, key: str) -> bool:
     """Whether param ``key`` says where the runs ran or wrote (its name, or any run's value, a
-    path or URI: ``runtime.params.is_infrastructure``)."""
+    path or URI: ``runtime.tracking.params.is_infrastructure``)."""
     values = frame[f"params.{key}"].dropna().astype(str)
     return is_infrastructure(key) or any(is_infrastructure(key, v) for v in values)
 

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from sparring.runtime.redact import redact_url, redact_value
-from sparring.runtime.storage import Location
+from sparring.runtime.storage.location import Location
 
 DEFAULT_WIDTH = 140  # piped output (make run, CI, log files) without COLUMNS
 _GAP = 2  # characters between two columns of a fitted table

@@ -5,7 +5,7 @@ from __future__ import annotations
 from mlflow.entities import Run
 from mlflow.tracking import MlflowClient
 
-from sparring.runtime.parent_runs import PARENT_TAG
+from sparring.runtime.tracking.parent_runs import PARENT_TAG
 
 
 def is_top_level(run: Run) -> bool:

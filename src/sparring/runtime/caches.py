@@ -39,7 +39,7 @@ def for_programs() -> dict[str, str]:
 
 
 def for_sandboxed_programs() -> dict[str, str]:
-    """The variables of a program in the sandbox (``runtime.jail``), where the caches are
+    """The variables of a program in the sandbox (``runtime.programs.jail``), where the caches are
     read-only: it keeps its kernels in its private home, copying each folder of the machine's
     compiled kernels there on first use (``kernel_locator``) instead of compiling them. A
     program that could write the machine's kernels could plant code every process of Sparring

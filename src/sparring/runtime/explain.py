@@ -138,7 +138,7 @@ def _disk_full(exc: BaseException) -> str | None:
     """One line for a write that found its disk full anywhere in ``exc``'s causes (a writer of
     ours words it itself, see ``storage.no_space``; this catches the others: Hydra's outputs,
     MLflow's artifacts, the SQLite store), else None."""
-    from sparring.runtime.storage import FULL, no_space
+    from sparring.runtime.storage.location import FULL, no_space
 
     seen: BaseException | None = exc
     while seen is not None:
@@ -185,8 +185,8 @@ def _ray_lost(exc: BaseException) -> str | None:
 def _server_lost(exc: BaseException) -> str | None:
     """One line for an MLflow server that did not answer a call made outside a run's outbox
     (a registry read, a claim), else None."""
-    from sparring.runtime.outbox import unreachable
     from sparring.runtime.redact import redact_url
+    from sparring.runtime.tracking.outbox import unreachable
 
     if not unreachable(exc):
         return None

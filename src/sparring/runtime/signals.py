@@ -7,7 +7,7 @@ the main thread as ``Terminated``, a ``KeyboardInterrupt``, and every ``except
 KeyboardInterrupt`` on the way up (the run, Ray, Tune) unwinds as after Ctrl-C.
 
 Another thread can stop the main thread the same way with a cause of its own (``stop_main``):
-the watcher of the local Ray head does when the head is gone (``runtime.ray_health``).
+the watcher of the local Ray head does when the head is gone (``runtime.ray.health``).
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ from rich.markup import escape
 from sparring.config.tune import TuneConfig
 from sparring.reporting.console import console, print_table
 from sparring.runtime.checkout import conf_dir
-from sparring.runtime.ray_session import job_page
+from sparring.runtime.ray.session import job_page
 from sparring.runtime.redact import redact_url
-from sparring.runtime.tracking import RunLogger
+from sparring.runtime.tracking.runs import RunLogger
 from sparring.tuning import summary, target
 from sparring.tuning.space import short_name
 from sparring.tuning.trial import short_value

@@ -14,7 +14,7 @@ from pathlib import Path
 from sparring.config.tune import Algorithm, TuneConfig
 from sparring.runtime.errors import EXIT_INTERRUPTED, ConfigError
 from sparring.runtime.signals import StoppedSaying
-from sparring.runtime.tracking import command_line_overrides
+from sparring.runtime.tracking.runs import command_line_overrides
 from sparring.tuning import state
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from sparring.config.tune import TuneConfig
-from sparring.runtime.parent_runs import create_parent
-from sparring.runtime.tracking import ENDED_TAG, STOPPED_TAG, RunLogger
+from sparring.runtime.tracking.parent_runs import create_parent
+from sparring.runtime.tracking.runs import ENDED_TAG, STOPPED_TAG, RunLogger
 from sparring.tuning import state
 
 # How a child run left by a killed search is marked; the rerun of its trial has a run of its own.

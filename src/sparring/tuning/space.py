@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sparring.config.tune import Distribution, HparamSearchConfig, ParamSpace
-from sparring.runtime.params import short_names
+from sparring.runtime.tracking.params import short_names
 
 _PLAIN = re.compile(r"[A-Za-z_][\w.\-:/@]*")
 _RESERVED = {"null", "true", "false", "nan", "inf"}

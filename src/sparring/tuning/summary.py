@@ -14,7 +14,7 @@ from omegaconf import OmegaConf
 
 from sparring.config.best_files import KEYS_LINE
 from sparring.config.tune import ParamSpace
-from sparring.runtime.sealed import seal
+from sparring.runtime.storage.sealed import seal
 from sparring.tuning.space import nested, optuna_distributions
 
 
@@ -46,7 +46,8 @@ def write_best(
     """``conf/best/<search-id>.yaml``: a Hydra override file (``+best=<search-id>``) holding
     ``fixed`` (the keys every trial set: ``target.best_keys``) and the best trial's sampled
     ones, so it composes the config that trial ran. Written atomically and sealed
-    (``runtime.sealed``), naming its search and the keys it must hold: a run given a file cut
+    (``runtime.storage.sealed``), naming its search and the keys it must hold: a run given a file
+    cut
     short or changed since, another search's file under this name, or one missing a key, is
     refused in one line (``config.best_files``)."""
     keys = {**fixed, **record.params}

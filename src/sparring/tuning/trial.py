@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sparring.frame.session import sharing_cluster
 from sparring.runtime.progress import StopRun, reporting
-from sparring.services.frame import sharing_cluster
 from sparring.tuning import target
 from sparring.tuning.space import overrides, plain, short_name
 

@@ -8,7 +8,7 @@ twice as fast (``benchmarks/arena.py``: a JSON-lines bot's decisions per second,
 (``-use-affinity``).
 
 ``share_core()`` pins the calling thread (a referee) to a core that no other referee of this
-user holds and returns it for its programs (``runtime.subreaper``'s ``--affinity``);
+user holds and returns it for its programs (``runtime.programs.keeper``'s ``--affinity``);
 ``release()``, from the same thread, undoes it after the last of them. Each thread keeps its
 own pin, so two referees in one process take two cores. A core is held with a lock file
 (``<temp>/sparring-cores-<uid>/core-<n>.lock``, ``flock``: the kernel frees it when the holder

@@ -32,10 +32,10 @@ import pyarrow as pa
 
 from sparring.reporting.console import print_locations, print_table
 from sparring.runtime.config import config_hash, to_container
-from sparring.runtime.datasets import DatasetSpec, write_table
-from sparring.runtime.ray_session import init_ray, job_page
-from sparring.runtime.storage import Location, locate
-from sparring.runtime.tracking import RunLogger, tracked_run
+from sparring.runtime.ray.session import init_ray, job_page
+from sparring.runtime.storage.datasets import DatasetSpec, write_table
+from sparring.runtime.storage.location import Location, locate
+from sparring.runtime.tracking.runs import RunLogger, tracked_run
 
 # the sections that say where a job runs and is recorded, not what it computes
 RESULTS_HASH_EXCLUDES = ("ray", "tracking")

@@ -32,8 +32,6 @@ from mlflow.tracking import MlflowClient
 from omegaconf import OmegaConf
 
 from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
-from sparring.runtime.outbox import Outbox
-from sparring.runtime.params import is_infrastructure, short_names, short_value
 from sparring.runtime.processes import process_start
 from sparring.runtime.progress import StopRun
 from sparring.runtime.provenance import (
@@ -45,13 +43,15 @@ from sparring.runtime.provenance import (
 )
 from sparring.runtime.redact import redact_value
 from sparring.runtime.signals import deferred, mark, termination
-from sparring.runtime.sqlite_store import (
+from sparring.runtime.storage.location import Location, locate
+from sparring.runtime.tracking.outbox import Outbox
+from sparring.runtime.tracking.params import is_infrastructure, short_names, short_value
+from sparring.runtime.tracking.sqlite_store import (
     create_whole,
     refuse_half_made,
     refused_if_half_migrated,
 )
-from sparring.runtime.storage import Location, locate
-from sparring.runtime.store_template import make_store
+from sparring.runtime.tracking.store_template import make_store
 
 _BATCH = 200  # MLflow accepts up to 1000 metrics / 100 params per batch
 _PARAM_BATCH = 100
@@ -363,7 +363,8 @@ def command_line_overrides() -> list[str]:
 def named_overrides(overrides: list[str], keys: Iterable[str] = ()) -> list[str]:
     """The overrides that change what is computed, as a run name shows them: infrastructure and
     locations left out (``ray.*``, ``tracking.*``, ``storage.*``, ``hydra.*``, a path or URI:
-    ``runtime.params.is_infrastructure``), values shortened (floats to 4 significant digits,
+    ``runtime.tracking.params.is_infrastructure``), values shortened (floats to 4 significant
+    digits,
     long text cut) and keys to their shortest suffix no other key of the config (``keys``)
     shares: ``ga.p_mutation=0.3496857`` -> ``p_mutation=0.3497``."""
     parsed = []
@@ -455,7 +456,10 @@ def tracked_run(
     logger.log_params(redact_value(flatten(body)))  # no URL's credentials or query recorded
     for orphan in close_orphans(client, exp_id, pipeline, run.info.run_id):
         print(f"marked run {orphan} KILLED: its driver process is gone")
-    from sparring.runtime.parallel import code_used, nodes_used  # here: reading runs needs no Ray
+    from sparring.runtime.ray.parallel import (  # here: reading runs needs no Ray
+        code_used,
+        nodes_used,
+    )
 
     nodes_used(reset=True)
     logger.log_text(OmegaConf.to_yaml(OmegaConf.create(redact_value(conf))), "config.yaml")

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sparring.runtime.errors import UsageError
-from sparring.runtime.storage import Location, locate
+from sparring.runtime.storage.location import Location, locate
 
 _PREFIX = "sparring."
 

@@ -29,7 +29,7 @@ def create_parent(
     """The parent run of a sweep or search over ``pipeline``: named and tagged with its id,
     the swept keys (``swept``: key -> their values) and the standard source tags of the script
     that drives it (``source``, default the pipeline's own); returns its id."""
-    from sparring.runtime.tracking import git_commit, source_tags
+    from sparring.runtime.tracking.runs import git_commit, source_tags
 
     commit = git_commit()
     run = client.create_run(

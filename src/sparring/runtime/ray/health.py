@@ -1,6 +1,6 @@
 """Whether the Ray a driver uses is still whole, and one true line when it is not.
 
-A driver joined to this machine's local head (``runtime.local_head``) loses its Ray when the
+A driver joined to this machine's local head (``runtime.ray.local_head``) loses its Ray when the
 head ends under it: killed, or stopping itself because its session directory was removed. Ray's
 own answer is a minute of silence, then C++ log lines and exit 1 (or a task's
 ``FileNotFoundError`` for a worker's log file). Here:
@@ -10,7 +10,7 @@ own answer is a minute of silence, then C++ log lines and exit 1 (or a task's
   already written stay, and the driver exits ``EXIT_RAY_LOST`` (75) with one line that says
   rerunning the same command resumes (or runs it again, for a pipeline without checkpoints).
 - ``diagnose`` names the cause of a failed task when it is Ray's, not the task's: the session
-  directory gone, or the head gone (``runtime.parallel`` asks it before raising a task's error).
+  directory gone, or the head gone (``runtime.ray.parallel`` asks it before raising a task's error).
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _wait_for_end(pid: int, start: str) -> None:
 def head_ended(pid: int) -> str:
     """The line for a run whose local head ``pid`` ended under it, with the head's reason
     when it gave one (its log's last line names a removed session directory)."""
-    from sparring.runtime import local_head
+    from sparring.runtime.ray import local_head
 
     reason = local_head.last_words()
     because = f" ({reason})" if reason else ""

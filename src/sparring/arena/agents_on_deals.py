@@ -175,7 +175,7 @@ def play_pair(
     withdraw_after: int = 3,
     secret: bytes | None = None,
 ) -> tuple[np.ndarray, Faults]:
-    """(D, 2) bb/100 per deal, as the engine's ``ga.league.play_pair``: column 0 A alone
+    """(D, 2) bb/100 per deal, as the engine's ``ga.round_robin.play_pair``: column 0 A alone
     against B's table, column 1 B alone against A's table; and the faults of each side (one
     withdrawn after ``withdraw_after`` in a row). Every agent is made here and closed at the
     end (a program's process ends with the pair)."""

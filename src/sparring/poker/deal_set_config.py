@@ -1,7 +1,7 @@
 """What defines a deal set: a pure value whose hash names the set's directory.
 
 A deal set lives in ``<root>/<data_hash>/part-XXXXX.parquet`` (``shard_path``); the root is a
-local path or a storage URI. Generating, reusing and loading sets is ``services.dealsets``'s job.
+local path or a storage URI. Generating, reusing and loading sets is ``frame.deal_set_store``'s job.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from sparring.runtime.config import config_hash
-from sparring.runtime.storage import Location, locate
+from sparring.runtime.storage.location import Location, locate
 
 Root = str | Path | Location  # a local path or a storage URI
 

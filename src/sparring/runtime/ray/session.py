@@ -1,7 +1,7 @@
 """Connecting to Ray from a config: this machine's shared local Ray, an embedded one, or a cluster.
 
 ``conf/ray/local.yaml`` (``address: null``) joins this machine's local head, starting it on
-first need (``runtime.local_head``: one Ray for every pipeline of the machine, loopback only);
+first need (``runtime.ray.local_head``: one Ray for every pipeline of the machine, loopback only);
 ``conf/ray/embedded.yaml`` (``shared: false``, or any ``num_cpus``) starts a Ray inside the
 driver process that ends with it; ``conf/ray/cluster.yaml`` attaches to a running cluster
 (``address: auto``). Inside a Ray job
@@ -20,11 +20,12 @@ os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 import ray
 
-from sparring.runtime import local_head
 from sparring.runtime.config import ConfigError, to_container
 from sparring.runtime.provenance import in_ray_job, ray_job_id
-from sparring.runtime.ray_health import unwatch, watch_head
-from sparring.runtime.reaper import start_reaper
+from sparring.runtime.ray import local_head
+from sparring.runtime.ray.health import unwatch, watch_head
+from sparring.runtime.ray.loopback import loopback_only
+from sparring.runtime.ray.reaper import start_reaper
 from sparring.runtime.signals import handle_termination
 
 DEFAULTS: dict[str, Any] = {
@@ -118,19 +119,6 @@ def _use_auth_mode(mode: str) -> None:
 
         os.environ["RAY_AUTH_MODE"] = mode
         Config.initialize("")
-
-
-def loopback_only() -> None:
-    """Make the embedded Ray listen on 127.0.0.1 only.
-
-    Ray turns a node address of 127.0.0.1 into the machine's outward address
-    (``services.resolve_ip_for_localhost``), so its GCS, raylet, agents and workers would
-    listen on every interface. The one switch that keeps them on loopback is the flag Ray sets
-    on macOS and Windows ("no cluster on this machine"); an embedded Ray is exactly that, and
-    Ray reads the flag at call time. ``tests/ops/test_loopback.py`` lists what listens."""
-    from ray._private import ray_constants
-
-    ray_constants.ENABLE_RAY_CLUSTER = False
 
 
 def job_page() -> str | None:

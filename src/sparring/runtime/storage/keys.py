@@ -2,7 +2,7 @@
 
 The arena keeps one key beside its store (``<output_dir>/.key``: 32 random bytes, made on first
 use, readable by the user only). Outside programs never see it: they run in the sandbox
-(``runtime.jail``), which shows them none of the store. With it:
+(``runtime.programs.jail``), which shows them none of the store. With it:
 
 - ``seal(key, body)`` / ``sealed_by(key, body, seal)``: an HMAC-SHA256 of a finished block, so
   a block written by anyone without the key (an entrant rewriting its results) is refused on
@@ -21,7 +21,7 @@ import hmac
 import os
 import secrets
 
-from sparring.runtime.storage import Location
+from sparring.runtime.storage.location import Location
 
 KEY_FILE = ".key"
 KEY_BYTES = 32

@@ -15,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
-from sparring.poker.deals import DealSet, deal_spec, generate_deals
-from sparring.poker.dealset import DealSetConfig, Root
+from sparring.poker.deal_generation import DealSet, deal_spec, generate_deals
+from sparring.poker.deal_set_config import DealSetConfig, Root
 from sparring.poker.preflop import load_table
-from sparring.runtime.datasets import (
+from sparring.runtime.errors import UsageError
+from sparring.runtime.ray.parallel import parallel_map
+from sparring.runtime.storage.datasets import (
     DatasetError,
     check_file,
     is_reusable,
@@ -28,9 +30,7 @@ from sparring.runtime.datasets import (
     verify,
     write_table,
 )
-from sparring.runtime.errors import UsageError
-from sparring.runtime.parallel import parallel_map
-from sparring.runtime.storage import Location, locate
+from sparring.runtime.storage.location import Location, locate
 
 REGENERATE_DEALS = (
     "rerun pipelines/handgen.py (or the evolve run) with the same config: it recomputes the shard"

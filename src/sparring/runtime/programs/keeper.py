@@ -74,7 +74,7 @@ def command(
     ``memory_bytes``, a CPU-time limit of ``cpu_s`` seconds, a largest file of ``file_bytes``,
     at most ``processes`` processes of its user and ``open_files`` open files, each when given;
     ``relay_fd``: hand a TCP connection of the program's over that inherited socket;
-    ``core``: the program runs on that core only, ``runtime.affinity``). ``watch_starter``:
+    ``core``: the program runs on that core only, ``runtime.programs.affinity``). ``watch_starter``:
     the keeper ends the program when this process is gone; off inside a pid namespace, where
     this process has no pid (give a ``lifeline`` there instead: the read end of a pipe whose
     write end only this process holds, ``Lifeline``; the keeper ends the program when it

@@ -1,6 +1,6 @@
 """The sandbox every outside program runs in: bubblewrap (``bwrap``, the tool Flatpak uses).
 
-``command(inner, ...)`` wraps a command line (the program's keeper, ``runtime.subreaper``) so
+``command(inner, ...)`` wraps a command line (the program's keeper, ``runtime.programs.keeper``) so
 that it runs:
 
 - in new user, pid, mount, network, IPC, UTS and (where the kernel has them) cgroup namespaces,

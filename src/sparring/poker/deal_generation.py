@@ -24,7 +24,7 @@ from sparring.poker.equity import equity_by_opponents_kernel
 from sparring.poker.evaluator import CARD_BITS, CARD_KEYS, SUIT_START, value7
 from sparring.poker.preflop import _GRID, load_table
 from sparring.poker.rules import DEFAULT_CALL_FACTOR, DEFAULT_RAISE_FACTOR
-from sparring.runtime.datasets import DatasetSpec
+from sparring.runtime.storage.datasets import DatasetSpec
 from sparring.seeding import below, next_u64, seed_state, stream_state
 
 DEFAULT_EQUITY_TRIALS = 2000

@@ -4,7 +4,7 @@
 pipeline's driver. Now the first driver on a machine starts a *head*, a small process running
 a loopback-only Ray, and every later driver joins it:
 
-    python -m sparring.runtime.local_head serve   # what ensure() starts; not run by hand
+    python -m sparring.runtime.ray.local_head serve   # what ensure() starts; not run by hand
     sparring ray status | sparring ray stop       # see it, end it (by its PID only)
 
 - **Where**: one head per user and Python environment (the venv): its state lives in
@@ -17,11 +17,11 @@ a loopback-only Ray, and every later driver joins it:
   or whose GCS does not answer is removed and a new head started.
 - **Ending**: the head ends when no driver has been connected for ``SPARRING_RAY_IDLE_S``
   seconds (default 600), on SIGTERM (``sparring ray stop``), and its Ray processes never
-  outlive it (``runtime.reaper``, as for an embedded Ray).
+  outlive it (``runtime.ray.reaper``, as for an embedded Ray).
 - **Its state file** is rewritten by the head within a second if it is removed, and ``sparring
   ray status | stop`` find a head from its process when the file is gone. A head whose Ray
   session directory (``/tmp/ray/session_*``) is removed cannot start workers: it says so in its
-  log and ends, and drivers on it stop with one line (``runtime.ray_health``).
+  log and ends, and drivers on it stop with one line (``runtime.ray.health``).
 - **Its token**: a driver whose Ray token is not the head's (another ``HOME``) is refused in one
   line before it connects, naming where each token comes from.
 - **Workers** of joining drivers start through ``lean_setup_worker`` (Ray's own launcher
@@ -221,7 +221,7 @@ def _rewritten(where: Path) -> Head | None:
 def serving(where: Path | None = None) -> list[int]:
     """The PIDs of the head processes of ``where`` (found from their command lines: for when
     the head file is gone)."""
-    wanted = ["-m", "sparring.runtime.local_head", "serve", str(where or home())]
+    wanted = ["-m", "sparring.runtime.ray.local_head", "serve", str(where or home())]
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -284,7 +284,7 @@ def setup_worker() -> str:
 
 def _start(where: Path, num_cpus: int | None) -> Head:
     setup_worker()  # a bad value is the caller's error, not a head that dies while starting
-    command = [sys.executable, "-m", "sparring.runtime.local_head", "serve", str(where)]
+    command = [sys.executable, "-m", "sparring.runtime.ray.local_head", "serve", str(where)]
     if num_cpus is not None:
         command += ["--num-cpus", str(num_cpus)]
     with open(log_file(where), "ab") as log:
@@ -440,7 +440,7 @@ def use_lean_setup_worker() -> None:
     per worker. Ray joins its workers' directory with this name, and an absolute name wins."""
     from ray._private import ray_constants
 
-    from sparring.runtime import lean_setup_worker
+    from sparring.runtime.ray import lean_setup_worker
 
     ray_constants.SETUP_WORKER_FILENAME = str(Path(lean_setup_worker.__file__).resolve())
 
@@ -449,8 +449,8 @@ def serve(where: Path, num_cpus: int | None, idle_s: float) -> None:
     """Run the head until it is idle for ``idle_s`` or terminated; the head file says where."""
     import ray
 
-    from sparring.runtime.ray_session import loopback_only
-    from sparring.runtime.reaper import start_reaper
+    from sparring.runtime.ray.loopback import loopback_only
+    from sparring.runtime.ray.reaper import start_reaper
 
     loopback_only()
     if setup_worker() == "lean":
@@ -519,7 +519,7 @@ def _forget(where: Path, head: Head) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m sparring.runtime.local_head")
+    parser = argparse.ArgumentParser(prog="python -m sparring.runtime.ray.local_head")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("serve", help="run a head (ensure() starts it; not run by hand)")
     run.add_argument("where", type=Path)

@@ -1,7 +1,7 @@
 """How a run's params read to a person: short keys, short values, and which keys are about
 where things run or go (infrastructure, paths) rather than what is computed.
 
-Run names (``runtime.tracking.default_run_name``) and ``sparring compare`` both use these, so a
+Run names (``runtime.tracking.runs.default_run_name``) and ``sparring compare`` both use these, so a
 name and a comparison table leave out and shorten the same things.
 """
 

@@ -25,8 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sparring.runtime import caches
-from sparring.runtime.datasets import read_verified, write_with_digest
-from sparring.runtime.storage import FULL
+from sparring.runtime.storage.datasets import read_verified, write_with_digest
+from sparring.runtime.storage.location import FULL
 
 
 def template_path(version: str, root: Path | None = None) -> Path:

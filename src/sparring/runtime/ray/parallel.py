@@ -24,7 +24,7 @@ from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from sparring.runtime.errors import UsageError
-from sparring.runtime.ray_health import diagnose
+from sparring.runtime.ray.health import diagnose
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -109,7 +109,7 @@ def parallel_map(
     checkpoint). Ray must already be initialised (``init_ray``).
     """
     if not ray.is_initialized():
-        raise RuntimeError("parallel_map needs Ray: call sparring.runtime.ray_session.init_ray()")
+        raise RuntimeError("parallel_map needs Ray: call sparring.runtime.ray.session.init_ray()")
     refs_shared = {
         k: v if isinstance(v, ray.ObjectRef) else ray.put(v) for k, v in (shared or {}).items()
     }

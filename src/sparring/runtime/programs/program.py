@@ -17,18 +17,19 @@ own reach it), and with these limits (``Limits``):
   (``unshare -n``) where the machine allows one (``network_isolation()`` says whether it
   does); elsewhere it keeps the machine's network, which the README states;
 - a core: with ``same_core=True`` the program runs on its referee's core, which the referee
-  holds while it has programs (``runtime.affinity``: referee and program take turns, and on a
+  holds while it has programs (``runtime.programs.affinity``: referee and program take turns, and
+  on a
   virtual machine a wake-up on another core costs more than a turn).
 
 With ``relay=True`` (an ACPC program, which connects to its dealer over TCP by itself) the
 program's stdin is empty and its stdout joins the capped stderr log; its keeper listens on
 127.0.0.1 inside the program's namespace, passes it host and port, and hands the one
-connection it accepts to this ``Program`` over a socket pair (``runtime.subreaper``):
+connection it accepts to this ``Program`` over a socket pair (``runtime.programs.keeper``):
 ``send_line`` and ``receive_line`` then speak on that connection directly.
 
 Every failure is an ``AgentFault`` with a ``kind`` (``crash``, ``timeout``, ``memory``,
 ``garbage``, ``long_line``, ``closed``) and one line of detail. The program runs under a keeper
-(``runtime.subreaper``, which also applies the memory and CPU limits): ``close`` ends every
+(``runtime.programs.keeper``, which also applies the memory and CPU limits): ``close`` ends every
 process the program started, one that left the group for a session of its own included, and so
 does the arena's own death (a kill -9 of the process that runs it).
 """
@@ -51,9 +52,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sparring.runtime import affinity, caches, jail, subreaper
-from sparring.runtime.processes import process_start
-from sparring.runtime.reaper import descendants
+from sparring.runtime import caches
+from sparring.runtime.processes import descendants, process_start
+from sparring.runtime.programs import affinity, jail, keeper
 
 FAULT_KINDS = ("crash", "timeout", "memory", "garbage", "long_line", "closed", "illegal")
 
@@ -79,8 +80,9 @@ class Limits:
     line_bytes: int = 1 << 16
     stderr_bytes: int = 1 << 16
     network: bool = False
-    same_core: bool = True  # the program runs on its referee's core (runtime.affinity)
-    # the sandbox (runtime.jail): "bwrap", or "none" (the user's rights); None: $SPARRING_SANDBOX
+    same_core: bool = True  # the program runs on its referee's core (runtime.programs.affinity)
+    # the sandbox (runtime.programs.jail): "bwrap", or "none" (the user's rights); None:
+    # $SPARRING_SANDBOX
     sandbox: str | None = None
     read_only: tuple[str, ...] = ()  # more paths a program may read (model weights)
     file_mb: int = 64  # the largest file a program may write
@@ -216,7 +218,7 @@ class Program:
         self._stderr: _CappedLog | None = None
         self.isolated = False
         self.core: int | None = None  # the core shared with the referee, while it runs
-        self._lifeline: subreaper.Lifeline | None = None  # (sandboxed) its keeper's
+        self._lifeline: keeper.Lifeline | None = None  # (sandboxed) its keeper's
 
     # --- life
     def start(self) -> None:
@@ -244,14 +246,14 @@ class Program:
                 jail.require()
                 jail.check_startable(self.argv)
             else:
-                subreaper.check_startable(self.argv)
+                keeper.check_startable(self.argv)
             if self.relay:
                 self._pair, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
             if limits.same_core:
                 self.core = affinity.share_core()
             if sandboxed:
-                self._lifeline = subreaper.Lifeline()
-            keeper = subreaper.command(
+                self._lifeline = keeper.Lifeline()
+            kept = keeper.command(
                 self.argv,
                 limits.memory_mb << 20,
                 max(1, int(limits.cpu_s)),
@@ -270,7 +272,7 @@ class Program:
             if self._lifeline is not None:  # (sandboxed)
                 env |= caches.for_sandboxed_programs()
                 launch = jail.command(
-                    keeper,
+                    kept,
                     self.argv,
                     env=env,
                     read_only=limits.read_only,
@@ -278,9 +280,9 @@ class Program:
                     disk_bytes=limits.disk_mb << 20,
                     keep_fds=(*passed, self._lifeline.read),
                 )
-                keeper, passed = launch.argv, launch.pass_fds
+                kept, passed = launch.argv, launch.pass_fds
             self.proc = subprocess.Popen(
-                [*prefix, *keeper],
+                [*prefix, *kept],
                 stdin=subprocess.DEVNULL if self.relay else subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT if self.relay else subprocess.PIPE,
@@ -329,7 +331,7 @@ class Program:
             self._lifeline.cut()
             self._lifeline = None
         if self.proc is not None:
-            subreaper.end(self.proc)
+            keeper.end(self.proc)
             deadline = time.monotonic() + 5  # a forked child dies on its own schedule
             while time.monotonic() < deadline and (
                 live_members(self.proc.pid)
