@@ -49,7 +49,7 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	$(PY) -m sparring.cli poker replay --deals "$$(ls -td data/deals/*/ | head -1)" --deal 0 --rotation 0 | tail -n 8
 	$(PY) pipelines/evolve.py ga.population=16 ga.generations=3 deals.train=60 deals.heldout=150
 	$(PY) pipelines/validate.py seeds=3 'hands=[25,50,100,200]' reference_hands=2000 drift.runs=4 match.games=20 match.series=1
-	$(PY) pipelines/search_bench.py depths=[1,2,3] time_s=0.5 match.seeds=2
+	$(PY) pipelines/flagbots_bench.py depths=[1,2,3] time_s=0.5 match.seeds=2
 	printf 'b2-b3\nquit\n' | $(PY) -m sparring.cli play flagbots --position "5/1NNN1/5/1SSS1/5 s 20" --depth 2 | tail -n 7
 	$(PY) -m sparring.cli mus simulate --matches 10 --bluff 0.8
 	yes $$'no mus\npaso\nquiero' | head -n 300 | $(PY) -m sparring.cli play mus --hands 2 --store data/player_models.db --player demo | tail -n 2

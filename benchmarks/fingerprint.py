@@ -73,8 +73,8 @@ NOISY_NAMES: dict[str, str] = {
     "nps*": "nodes searched per second (<position>/<searcher>/d<n>/nps)",
     "*seconds*": "a duration (the seconds column of search_nodes)",
     "*duration*": "a duration",
-    "nps_*/*": "search_bench: nodes per second from the start (nps_start/<searcher>)",
-    "depth_in_*s/*": "search_bench: the depth a searcher completes within a wall-clock budget",
+    "nps_*/*": "flagbots_bench: nodes per second from the start (nps_start/<searcher>)",
+    "depth_in_*s/*": "flagbots_bench: the depth a searcher completes within a wall-clock budget",
     "cpus": "equity: the CPU count of the machine that ran it",
     "nodes_used": "how many Ray nodes ran a run's tasks: the cluster's shape, not a result",
 }

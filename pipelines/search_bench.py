@@ -1,9 +1,14 @@
-"""FlagBots search benchmark: node counts, depth in budget, round-robin Elo as Ray tasks.
+"""Renamed: FlagBots' searchers are measured and matched by ``pipelines/flagbots_bench.py``.
 
-python pipelines/search_bench.py                           # conf/search_bench.yaml
-python pipelines/search_bench.py depths=[1,2,3,4,5] match.seeds=10"""
+Kept so that the old command says where the pipeline went, in one line (exit status 2).
+"""
 
-from sparring.launch.app import launch
+import sys
 
 if __name__ == "__main__":
-    launch(__file__, "search_bench", "sparring.pipelines.search_bench:run")
+    print(
+        "error: pipelines/search_bench.py was renamed: use pipelines/flagbots_bench.py "
+        "(its config: conf/flagbots_bench.yaml)",
+        file=sys.stderr,
+    )
+    sys.exit(2)

@@ -108,6 +108,10 @@ def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
         (("tune",), ["search=ga_tpe"], "error: search= was renamed: use hparams_search=ga_tpe"),
         (("tune",), ["search.algorithm=tpe"],
          "error: search.algorithm= was renamed: use hparams_search.algorithm=tpe"),
+        (("tune",), ["hparams_search=search_tpe"],
+         "error: hparams_search=search_tpe was renamed: use hparams_search=flagbots_tpe"),
+        (("tune",), ["pipeline=search_bench"],
+         "error: pipeline=search_bench was renamed: use pipeline=flagbots_bench"),
         # (a bad agent spec, checked once the config is typed: tests/config/test_command_line.py)
         (("arena",), ["kind=knockout"], "kind=knockout is not allowed: expected one of gauntlet"),
         (("arena",), ["units=many"], "units=many is not allowed: expected an integer"),
@@ -117,6 +121,7 @@ def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
         (("submit",), ["--address", "http://127.0.0.1:9", "evolve"],
          "deals.root=data/deals is a relative path"),
         (("submit",), ["bogus"], "pipeline=bogus is not allowed: expected one of arena, compare"),
+        (("submit",), ["search_bench"], "search_bench was renamed: use flagbots_bench"),
         (("submit",), ["equity", "output=/tmp/x.parquet", "trials=0"], "trials=0 is not allowed"),
         (("ray", "start"), ["--num-cpus", "0"], "--num-cpus: 0 is not allowed"),
         (("ray", "status"), ["--verbose"], "unrecognized arguments: --verbose"),
@@ -159,6 +164,11 @@ def test_bad_inputs_exit_2_with_one_line_and_no_traceback(files, tmp_path, monke
          "error: search.algorithm= was renamed: use hparams_search.algorithm=tpe"),
         (pipeline_argv("tune"), ["+search.scheduler.asha=false"],
          "error: search.scheduler.asha= was renamed: use +hparams_search.scheduler.asha=false"),
+        (pipeline_argv("flagbots_bench"), ["-m", "sweep=search_configs"],
+         "error: sweep=search_configs was renamed: use sweep=flagbots_configs"),
+        (pipeline_argv("search_bench"), ["depths=[1]"],
+         "error: pipelines/search_bench.py was renamed: use pipelines/flagbots_bench.py "
+         "(its config: conf/flagbots_bench.yaml)"),
     ],
 )  # fmt: skip
 def test_the_old_search_group_is_refused_naming_the_new_one(command, args, line, tmp_path):

@@ -54,7 +54,7 @@ CASES = [
         ],
         "no MLflow store at",  # compare reads a store: it does not make an empty one
     ),
-    ("search_bench", ["tracking.uri=http://127.0.0.1:9"], "no MLflow server answers"),
+    ("flagbots_bench", ["tracking.uri=http://127.0.0.1:9"], "no MLflow server answers"),
     ("arena", ["agent=alphago"], "agent=alphago is not allowed: expected an agent spec: one of"),
     ("arena", ["game=chess"],
      "game=chess is not allowed: expected one of poker, mus, flagbots, eleusis"),

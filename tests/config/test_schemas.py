@@ -175,7 +175,7 @@ def test_the_objective_is_read_from_the_run_metrics(capsys):
     # outside a sweep a missing metric is a warning naming the close ones, not a failure
     assert objective_value(typed, {"metrics": {"champion_bb100_vs_maniac": 3.0}}) is None
     assert "champion_bb100_vs_maniac" in capsys.readouterr().err
-    none = to_typed(compose_config("search_bench"))
+    none = to_typed(compose_config("flagbots_bench"))
     assert none.objective is None and objective_value(none, {"metrics": {}}) is None
     assert to_typed(compose_config("retrain")).objective == "edge_bb100"
     assert config_error("evolve", "direction=up").startswith("direction=up is not allowed")

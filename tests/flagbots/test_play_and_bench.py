@@ -1,9 +1,9 @@
-"""The terminal game and the search_bench pipeline on a tiny scale."""
+"""The terminal game and the flagbots_bench pipeline on a tiny scale."""
 
 import pytest
 from mlflow.tracking import MlflowClient
 
-from sparring.pipelines.search_bench import run
+from sparring.pipelines.flagbots_bench import run
 from tests.commands import run_cli
 from tests.configs import config_error
 
@@ -23,7 +23,7 @@ def test_pipeline_counts_nodes_and_deeper_players_score_more(
     ray_session, pipeline_config, tmp_path
 ):
     cfg = pipeline_config(
-        "search_bench",
+        "flagbots_bench",
         "searchers=[minimax,alphabeta,full]",
         "depths=[1,2,3]",
         "positions=[start]",
@@ -59,16 +59,16 @@ def test_pipeline_counts_nodes_and_deeper_players_score_more(
     ],
 )
 def test_bad_config(override, message):
-    assert message in config_error("search_bench", override)
+    assert message in config_error("flagbots_bench", override)
 
 
 def test_players_take_a_depth_or_a_time_budget_and_the_challenger_its_settings(pipeline_config):
-    from sparring.config.search_bench import Player, parse_player
+    from sparring.config.flagbots_bench import Player, parse_player
 
     assert parse_player("p", "full@3") == Player("full", 3)
     assert parse_player("p", "id_tt@250ms") == Player("id_tt", None, 0.25)
     job = pipeline_config(
-        "search_bench",
+        "flagbots_bench",
         "match.challenger.spec=full@40ms",
         "match.challenger.aspiration=25",
         "match.challenger.memory_mb=8",

@@ -244,7 +244,7 @@ def test_a_missing_bucket_is_one_line_before_any_task_and_nothing_is_retried(s3,
     [
         ("validate", "output=s3://{bucket}/v.parquet"),
         ("eleusis_bench", "output=s3://{bucket}/e.parquet"),
-        ("search_bench", "output_dir=s3://{bucket}/sb"),
+        ("flagbots_bench", "output_dir=s3://{bucket}/sb"),
         ("arena", "output_dir=s3://{bucket}/arena"),
     ],
 )

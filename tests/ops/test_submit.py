@@ -452,9 +452,9 @@ MAKE_RUN = [
         "validate.parquet",
     ),
     (
-        "search_bench",
-        ["depths=[1,2]", "time_s=0.2", "match.seeds=1", "output_dir={out}/search_bench"],
-        "search_bench",
+        "flagbots_bench",
+        ["depths=[1,2]", "time_s=0.2", "match.seeds=1", "output_dir={out}/flagbots_bench"],
+        "flagbots_bench",
     ),
     (
         "eleusis_bench",
@@ -513,7 +513,7 @@ def _runs_of_job(root: Path, job_id: str) -> list:
 # of `make run`. The jobs of a wave are submitted at once (as users share a cluster); a wave
 # starts when the one before has ended, as the steps it reads from come first in `make run`.
 PACKAGE_DATA_AND_KINDS = [["evolve"], ["retrain", "tune"], ["league", "compare"]]
-REST = [["equity", "validate", "search_bench", "eleusis_bench"]]
+REST = [["equity", "validate", "flagbots_bench", "eleusis_bench"]]
 
 
 def test_the_submitted_sequences_cover_every_pipeline_of_make_run():

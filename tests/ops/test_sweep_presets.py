@@ -12,7 +12,7 @@ from tests.configs import compose_config
 CONF = Path(__file__).resolve().parents[2] / "conf"
 PRESETS = {
     "ga_operators": "evolve",
-    "search_configs": "search_bench",
+    "flagbots_configs": "flagbots_bench",
     "eleusis_harma": "eleusis_bench",
     "eleusis_priors": "eleusis_bench",
     "equity_trials": "equity",

@@ -23,7 +23,7 @@ HEADLINES: dict[str, tuple[str, ...]] = {
     "handgen": ("deals_per_s", "flop_filter_rejection_rate"),
     "evolve": ("champion_bb100", "generations_per_min"),
     "validate": ("error_slope", "coverage", "drift/delay_median", "edge/heavy_bluffer"),
-    "search_bench": ("depth_in_*/full", "nps_start/full"),
+    "flagbots_bench": ("depth_in_*/full", "nps_start/full"),
     "eleusis_bench": (
         "spike_alpha_0.5/100/kl_ucb/mean_guesses",
         "spike_alpha_0.5/100/kl_ucb/minus_baseline",

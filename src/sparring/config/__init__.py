@@ -17,8 +17,8 @@ from sparring.config.compare import CompareConfig
 from sparring.config.eleusis_bench import EleusisBenchConfig
 from sparring.config.equity import EquityConfig
 from sparring.config.evolve import EvolveConfig, LeagueConfig, RetrainConfig
+from sparring.config.flagbots_bench import FlagBotsBenchConfig
 from sparring.config.handgen import HandgenConfig
-from sparring.config.search_bench import SearchBenchConfig
 from sparring.config.tune import TuneConfig
 from sparring.config.typed import to_typed
 from sparring.config.validate import ValidateConfig
@@ -29,7 +29,7 @@ SCHEMAS: dict[str, type] = {
     "evolve": EvolveConfig,
     "retrain": RetrainConfig,
     "validate": ValidateConfig,
-    "search_bench": SearchBenchConfig,
+    "flagbots_bench": FlagBotsBenchConfig,
     "eleusis_bench": EleusisBenchConfig,
     "compare": CompareConfig,
     "league": LeagueConfig,
@@ -56,11 +56,11 @@ __all__ = [
     "EleusisBenchConfig",
     "EquityConfig",
     "EvolveConfig",
+    "FlagBotsBenchConfig",
     "HandgenConfig",
     "LeagueConfig",
     "RayConfig",
     "RetrainConfig",
-    "SearchBenchConfig",
     "TrackingConfig",
     "TuneConfig",
     "ValidateConfig",

@@ -111,7 +111,10 @@ def checkout() -> Path:
 
 def pipelines(root: Path) -> list[str]:
     """The pipelines a job can run: ``pipelines/<name>.py``."""
-    return sorted(p.stem for p in (root / "pipelines").glob("*.py"))
+    from sparring.config.renamed import RENAMED_PIPELINES
+
+    scripts = (root / "pipelines").glob("*.py")
+    return sorted(p.stem for p in scripts if p.stem not in RENAMED_PIPELINES)
 
 
 @dataclass(frozen=True)
@@ -182,10 +185,11 @@ def refuse_lost(problems: Sequence[str]) -> None:
 def prepare(pipeline: str, overrides: Sequence[str], root: Path | None = None) -> Submission:
     """Compose and check the job's config and describe the job (nothing is sent)."""
     from sparring.config.best_files import check_best_files
-    from sparring.config.renamed import refuse_renamed
+    from sparring.config.renamed import refuse_renamed, refuse_renamed_pipeline
     from sparring.tuning.target import check, compose, typed
 
     root = root or checkout()
+    refuse_renamed_pipeline(pipeline)
     known = pipelines(root)
     if pipeline not in known:
         raise ConfigError("pipeline", pipeline, f"one of {', '.join(known)}")

@@ -70,7 +70,7 @@ PIPELINES: dict[str, PipelineTraits] = {
         PipelineTraits("handgen", resumable=True),
         PipelineTraits("league"),
         PipelineTraits("retrain", resumable=True, exit_status=True),
-        PipelineTraits("search_bench"),
+        PipelineTraits("flagbots_bench"),
         PipelineTraits("tune", exit_status=True),
         PipelineTraits("validate"),
     )

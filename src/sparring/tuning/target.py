@@ -44,7 +44,9 @@ def typed(conf_dir: str, pipeline: str, args: Sequence[str]) -> Any:
 def check_pipeline(pipeline: str) -> None:
     """Refuse, in one line, a pipeline no search can tune (nothing heavy is imported)."""
     from sparring.config import SCHEMAS
+    from sparring.config.renamed import refuse_renamed_pipeline
 
+    refuse_renamed_pipeline(pipeline, "hparams_search.pipeline={}")
     if pipeline not in SCHEMAS or pipeline in ("tune", "compare"):
         allowed = ", ".join(sorted(p for p in SCHEMAS if p not in ("tune", "compare")))
         raise ConfigError(

@@ -1,4 +1,4 @@
-"""The ``search_bench`` pipeline: FlagBots searchers measured and matched as Ray tasks.
+"""The ``flagbots_bench`` pipeline: FlagBots searchers measured and matched as Ray tasks.
 
 Part 1 counts nodes to fixed depths for every searcher on a suite of positions (ratio of the
 leaves to the minimal tree, effective branching factor, nodes/s) and the depth each reaches in
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from sparring.config.search_bench import SearchBenchConfig
+from sparring.config.flagbots_bench import FlagBotsBenchConfig
 from sparring.flagbots.bench import count_nodes, depth_in_budget, play_pairing
 from sparring.flagbots.match import GameResult, pairings, standings
 from sparring.flagbots.tables import (
@@ -32,12 +32,12 @@ from sparring.runtime.ray.parallel import parallel_map
 __all__ = ["run"]
 
 
-def run(job: SearchBenchConfig) -> dict[str, Any]:
+def run(job: FlagBotsBenchConfig) -> dict[str, Any]:
     """Run the benchmark; returns the MLflow run id, the metrics (``bench_metrics`` and
     ``wall_s``), the node counts, the depth each searcher reaches in the budget
     (``budget``), the games and the standings (Elo with intervals)."""
     players = job.match.parsed
-    with pipeline_session(job, "search_bench") as session:
+    with pipeline_session(job, "flagbots_bench") as session:
         out = session.output("results", session.locate(job.output_dir))
         out.check_writable()  # one line now, not after the benchmark has run
         start = time.perf_counter()

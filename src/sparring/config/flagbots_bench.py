@@ -1,4 +1,4 @@
-"""``conf/search_bench.yaml``: FlagBots searchers measured and matched."""
+"""``conf/flagbots_bench.yaml``: FlagBots searchers measured and matched."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def parse_player(key: str, spec: str) -> Player:
 
 @dataclass
 class ChallengerConfig:
-    """An extra player, ``challenger``, whose engine settings are searched (``search_tpe``):
+    """An extra player, ``challenger``, whose engine settings are searched (``flagbots_tpe``):
     its spec and the aspiration window and transposition table size of its searcher."""
 
     spec: str | None = None  # e.g. full@40ms; null = no challenger
@@ -119,7 +119,7 @@ class SearchMatchConfig:
 
 
 @dataclass
-class SearchBenchConfig(ObjectiveConfig):
+class FlagBotsBenchConfig(ObjectiveConfig):
     """Node counts per searcher and depth, depth in a time budget, a round robin with Elo."""
 
     searchers: list[Searcher] = field(default_factory=lambda: list(Searcher))
@@ -129,7 +129,7 @@ class SearchBenchConfig(ObjectiveConfig):
     time_s: float = 2.0  # depth reached within this budget, per searcher, from the start
     memory_mb: int = 100
     match: SearchMatchConfig = field(default_factory=SearchMatchConfig)
-    output_dir: str = "data/search_bench"
+    output_dir: str = "data/flagbots_bench"
     ray: RayConfig = field(default_factory=RayConfig)
     tracking: TrackingConfig = field(default_factory=TrackingConfig)
     storage: StorageConfig = field(default_factory=StorageConfig)
