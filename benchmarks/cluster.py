@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import parser, report
 from mlflow.tracking import MlflowClient
 
-from tests.services import local_cluster
+from tests.helpers.services import local_cluster
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import parser, report
 
-from tests.services import S3_CREDENTIALS, s3_server
+from tests.helpers.services import S3_CREDENTIALS, s3_server
 
 
 def main() -> None:
@@ -40,7 +40,7 @@ def main() -> None:
     from sparring.ga.evolution import initial_state
     from sparring.runtime.ray.session import init_ray, shutdown_ray
     from sparring.runtime.storage import location as storage
-    from tests.configs import compose_config
+    from tests.helpers.configs import compose_config
 
     init_ray({"num_cpus": 2, "log_to_driver": False})
     times: dict[str, dict[str, float]] = {}

@@ -22,7 +22,7 @@ if _OWN_RAY_HOME:
 
 # Object-store tests talk to a local S3 server with test credentials. Ray workers (and the nodes a
 # test cluster starts) inherit the environment, so it is set before any of them exists.
-from tests.services import S3_CREDENTIALS  # noqa: E402
+from tests.helpers.services import S3_CREDENTIALS  # noqa: E402
 
 for _key, _value in S3_CREDENTIALS.items():
     os.environ.setdefault(_key, _value)
@@ -159,7 +159,7 @@ def pipeline_config(mlflow_store, tmp_path):
     """``pipeline_config("equity", "trials=10")`` -> the typed config the pipeline gets, with
     tracking in the session's MLflow store; a bad value raises ``ConfigError`` here."""
     from sparring.config import to_typed
-    from tests.configs import compose_config
+    from tests.helpers.configs import compose_config
 
     def make(name: str, *overrides: str):
         cfg = compose_config(name, *overrides)
@@ -175,7 +175,7 @@ def mlflow_server(tmp_path_factory):
     """A real MLflow tracking server on 127.0.0.1 (its own sqlite store), one for the session
     (a start costs ~8 CPU-seconds): its tests name their own experiments, models and claims.
     Yields its URL. (Tests that stop and restart a server start their own.)"""
-    from tests.services import mlflow_server as serve
+    from tests.helpers.services import mlflow_server as serve
 
     with serve(tmp_path_factory.mktemp("mlflow-server")) as url:
         yield url
@@ -184,7 +184,7 @@ def mlflow_server(tmp_path_factory):
 @pytest.fixture(scope="session")
 def s3(tmp_path_factory):
     """A real S3-protocol server on 127.0.0.1 for the whole session (``services.S3Server``)."""
-    from tests.services import s3_server
+    from tests.helpers.services import s3_server
 
     with s3_server(tmp_path_factory.mktemp("s3")) as server:
         yield server

@@ -16,7 +16,7 @@ from sparring.arena.play import play_game
 from sparring.poker.acpc import gamedef_path, load_gamedef, log_state
 from sparring.poker.game import Holdem
 from sparring.runtime.programs.program import AgentFault, Limits, live_members, network_isolation
-from tests.commands import cli_argv
+from tests.helpers.commands import cli_argv
 from tests.poker.test_acpc import ReferenceRules
 
 BOTS = Path(__file__).with_name("acpc_bots.py")

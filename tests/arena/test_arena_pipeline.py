@@ -18,7 +18,7 @@ from sparring.champions.registry import log_champion, register
 from sparring.pipelines import arena
 from sparring.poker.bots import maniac, tight_aggressive
 from sparring.runtime.errors import ConfigError
-from tests.commands import ROOT, run_pipeline, start_pipeline, wait_while_running
+from tests.helpers.commands import ROOT, run_pipeline, start_pipeline, wait_while_running
 
 BOT = f"cmd:{sys.executable} {ROOT / 'examples' / 'agents' / 'random_bot.py'}"
 SHELL_BOT = f"cmd:sh {ROOT / 'examples' / 'agents' / 'first_bot.sh'}"

@@ -14,7 +14,7 @@ from sparring.arena.agents import RandomAgent
 from sparring.arena.play import play_game
 from sparring.arena.protocol import ProgramAgent
 from sparring.runtime.programs.program import Limits
-from tests.commands import ROOT
+from tests.helpers.commands import ROOT
 
 EXAMPLES = ROOT / "examples" / "agents"
 FAST = Limits(move_s=2.0, start_s=10.0)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from tests.commands import ROOT, run_pipeline
+from tests.helpers.commands import ROOT, run_pipeline
 
 NIM = '''
 """Nim: a heap of 10..16 stones (from the seed); a move takes 1, 2 or 3; who takes the last

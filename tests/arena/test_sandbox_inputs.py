@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commands import run_cli, run_pipeline
+from tests.helpers.commands import run_cli, run_pipeline
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "agents"
 BOT = f"agent=cmd:{sys.executable} {EXAMPLES / 'random_bot.py'}"

@@ -13,8 +13,8 @@ from sparring.config.best_files import check_best_files
 from sparring.runtime.errors import UsageError
 from sparring.runtime.storage.sealed import seal, unseal
 from sparring.tuning.summary import TrialRecord, write_best
-from tests.commands import ROOT, run_pipeline
-from tests.configs import compose_config
+from tests.helpers.commands import ROOT, run_pipeline
+from tests.helpers.configs import compose_config
 
 
 @settings(max_examples=200, deadline=None)

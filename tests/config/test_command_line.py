@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from tests.commands import (
+from tests.helpers.commands import (
     ROOT,
     cli_argv,
     pipeline_argv,

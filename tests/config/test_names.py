@@ -7,8 +7,8 @@ import pytest
 
 from sparring.runtime.checks import NAME_ALLOWED, name
 from sparring.runtime.errors import ConfigError
-from tests.commands import run_cli
-from tests.configs import config_error
+from tests.helpers.commands import run_cli
+from tests.helpers.configs import config_error
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from sparring.config import SCHEMAS, EvolveConfig, RetrainConfig, TuneConfig, ch
 from sparring.ga.operators import CrossoverPolicy
 from sparring.runtime.config import flatten
 from sparring.runtime.errors import ConfigError
-from tests.configs import CONF_DIR, compose_config, config_error
+from tests.helpers.configs import CONF_DIR, compose_config, config_error
 
 PIPELINES = sorted(p.stem for p in CONF_DIR.glob("*.yaml"))
 

@@ -17,7 +17,7 @@ from sparring.eleusis.protocol import ProtocolError, parse_feedback, parse_guess
 from sparring.eleusis.scientists import Scientist
 from sparring.runtime.programs import jail
 from sparring.runtime.programs.keeper import running as alive
-from tests.commands import cli_argv, run_cli
+from tests.helpers.commands import cli_argv, run_cli
 
 SCIENTIST = cli_argv("eleusis", "scientist")  # a command line, also for the referee to start
 

@@ -137,8 +137,8 @@ def test_memory_grows_with_h0_not_its_square():
 
 def test_a_harma_beyond_the_bound_is_refused_before_any_work():
     """``h0=[1000000]`` used to pass the check and fail inside Ray allocating 7.28 TiB."""
-    from tests.commands import run_cli
-    from tests.configs import config_error
+    from tests.helpers.commands import run_cli
+    from tests.helpers.configs import config_error
 
     assert "h0=[1000000] is not allowed" in config_error("eleusis_bench", "h0=[1000000]")
     done = run_cli("eleusis", "scientist", "--harma", "10000000", timeout=120)

@@ -29,7 +29,7 @@ from mlflow.tracking import MlflowClient
 from sparring.ga.checkpoint import load
 from sparring.runtime.ray import local_head
 from sparring.runtime.ray.health import EXIT_RAY_LOST
-from tests.commands import (
+from tests.helpers.commands import (
     ROOT,
     holding,
     run_cli,
@@ -37,7 +37,7 @@ from tests.commands import (
     start_pipeline,
     wait_while_running,
 )
-from tests.configs import TINY_EVOLVE
+from tests.helpers.configs import TINY_EVOLVE
 
 GENERATIONS = 5
 EVOLVE = (*TINY_EVOLVE, f"ga.generations={GENERATIONS}", "resume=true")

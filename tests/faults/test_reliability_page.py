@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-from tests.commands import ROOT
+from tests.helpers.commands import ROOT
 
 # `tests/x.py::test_name` (a parameter list after it is allowed), or `…::test_name` for the file
 # named last before it

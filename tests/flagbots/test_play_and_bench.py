@@ -4,8 +4,8 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.pipelines.flagbots_bench import run
-from tests.commands import run_cli
-from tests.configs import config_error
+from tests.helpers.commands import run_cli
+from tests.helpers.configs import config_error
 
 
 def test_terminal_game_refuses_illegal_moves_and_replies():

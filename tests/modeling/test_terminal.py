@@ -4,7 +4,7 @@ import pytest
 
 from sparring.modeling.terminal import parse_command
 from sparring.mus.engine import DISCARD, MUS, NO_MUS
-from tests.commands import run_cli
+from tests.helpers.commands import run_cli
 
 
 def test_commands_parse_and_bad_ones_say_why():

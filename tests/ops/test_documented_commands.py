@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.commands import ROOT
+from tests.helpers.commands import ROOT
 
 PIPELINES = sorted(p.stem for p in (ROOT / "pipelines").glob("*.py"))
 # Tools of the same names that are not the pipeline (``sparring equity AsKs``: the equity

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from sparring.runtime.ray import local_head
-from tests.commands import start_pipeline
-from tests.sockets import LOOPBACK, listeners
+from tests.helpers.commands import start_pipeline
+from tests.helpers.sockets import LOOPBACK, listeners
 
 
 def test_the_helper_sees_a_socket_on_every_interface():

@@ -13,7 +13,7 @@ import pytest
 from mlflow.tracking import MlflowClient
 
 from sparring.launch.screenshots import browser
-from tests.commands import run_pipeline
+from tests.helpers.commands import run_pipeline
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from mlflow.tracking import MlflowClient
 
-from tests.commands import pipeline_argv, wait_while_running
-from tests.services import local_cluster
-from tests.sockets import descendants
+from tests.helpers.commands import pipeline_argv, wait_while_running
+from tests.helpers.services import local_cluster
+from tests.helpers.sockets import descendants
 
 EVOLVE = [
     "ga.population=16",

@@ -22,9 +22,9 @@ from sparring.poker.preflop import PREFLOP_SPEC
 from sparring.runtime.storage import location as storage
 from sparring.runtime.storage.datasets import read_table, sidecar
 from sparring.runtime.storage.location import locate
-from tests.commands import run_pipeline, start_pipeline, wait_while_running
-from tests.configs import SMALL_EVOLVE
-from tests.services import s3_server
+from tests.helpers.commands import run_pipeline, start_pipeline, wait_while_running
+from tests.helpers.configs import SMALL_EVOLVE
+from tests.helpers.services import s3_server
 
 DEALS = ("deals=6", "table_size=4", "equity_trials=40", "shard_size=2", "seed=3")
 FIELDS = ("board", "holes", "equity", "strength", "deal_id")

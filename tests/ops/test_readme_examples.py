@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 
-from tests.commands import ROOT
-from tests.ops.test_compare_readable import populate
+from tests.helpers.commands import ROOT
+from tests.reporting.test_compare_readable import populate
 
 COMMANDS = (
     ".venv/bin/sparring compare",

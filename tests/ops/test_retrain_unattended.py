@@ -25,7 +25,7 @@ from sparring.champions.claims import ClaimHeld, acquire, claim_key, claims_of
 from sparring.champions.registry import log_champion, register
 from sparring.cli import main
 from sparring.poker.bots import tight_aggressive
-from tests.commands import run_cli, run_pipeline
+from tests.helpers.commands import run_cli, run_pipeline
 from tests.ops.test_sweep_compare_retrain import TINY
 
 MODEL = "cron-champion"
@@ -256,7 +256,7 @@ def test_a_retrain_without_a_champion_is_refused_before_any_run(mlflow_server, w
 
 def test_a_webhook_that_fails_is_reported_not_fatal(tmp_path):
     from sparring.champions.notify import post_json
-    from tests.services import free_port
+    from tests.helpers.services import free_port
 
     port = free_port()  # nothing listens there
     error = post_json(f"http://127.0.0.1:{port}/hook", {"decision": "kept"}, timeout_s=2)

@@ -10,8 +10,14 @@ from mlflow.tracking import MlflowClient
 from sparring.launch.submit import EXCLUDES
 from sparring.runtime.processes import descendants
 from sparring.runtime.tracking.runs import tracked_run
-from tests.commands import BIN, ROOT
-from tests.services import RANDOM_WORKER_PORTS, free_port, own_ray_temp, stop_ray_node, wait_for
+from tests.helpers.commands import BIN, ROOT
+from tests.helpers.services import (
+    RANDOM_WORKER_PORTS,
+    free_port,
+    own_ray_temp,
+    stop_ray_node,
+    wait_for,
+)
 
 
 def test_a_run_is_logged_through_the_tracking_server(mlflow_server, tmp_path):

@@ -13,8 +13,8 @@ import time
 import pytest
 from mlflow.tracking import MlflowClient
 
-from tests.commands import start_pipeline, wait_while_running
-from tests.configs import TINY_EVOLVE
+from tests.helpers.commands import start_pipeline, wait_while_running
+from tests.helpers.configs import TINY_EVOLVE
 
 # Far more generations than the signal leaves time for: the run is always still going.
 EVOLVE = (*TINY_EVOLVE, "ga.generations=1000")

@@ -20,8 +20,8 @@ from sparring.launch.submit import prepare, shipped
 from sparring.poker.preflop import PREFLOP_SPEC
 from sparring.runtime.provenance import git_commit, git_dirty, lock_digest
 from sparring.runtime.storage.datasets import read_table
-from tests.commands import BIN, ROOT
-from tests.services import _ray_start, free_port, own_ray_temp, stop_ray_node, wait_for
+from tests.helpers.commands import BIN, ROOT
+from tests.helpers.services import _ray_start, free_port, own_ray_temp, stop_ray_node, wait_for
 
 README_PORTS = ("6379", "8265", "52365")  # the head's GCS, dashboard and agent ports
 

@@ -10,7 +10,7 @@ from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.reporting.compare import compare
 from sparring.runtime.config import ConfigError
 from sparring.runtime.tracking.runs import experiment_id
-from tests.commands import run_pipeline
+from tests.helpers.commands import run_pipeline
 
 
 def test_two_point_sweep_is_grouped_under_a_parent_run(tmp_path):
@@ -159,7 +159,7 @@ def test_the_sprt_plays_deals_in_looks_until_it_decides(pipeline_config):
 
 
 def test_bad_sprt_settings_are_one_line():
-    from tests.configs import config_error
+    from tests.helpers.configs import config_error
 
     assert config_error("retrain", "retrain.test=bayes") == (
         "retrain.test=bayes is not allowed: expected one of fixed, sprt"
@@ -221,7 +221,7 @@ def test_a_named_challenger_is_tested_instead_of_an_evolved_one(
     assert runs == []  # no nested evolve run
     same = retrain(cfg("day-2", "champion@champion"))
     assert same["decision"] == "kept" and same["edge"] == 0.0
-    from tests.configs import config_error
+    from tests.helpers.configs import config_error
 
     assert config_error("retrain", "retrain.challenger=random") == (
         "retrain.challenger=random is not allowed: expected a chromosome the registry can hold: "

@@ -9,7 +9,7 @@ from mlflow.tracking import MlflowClient
 from sparring.eleusis.bench import paired_difference, play_games, run_cell
 from sparring.pipelines.eleusis_bench import GAMES_SPEC, RESULTS_SPEC, games_path, run
 from sparring.runtime.storage.datasets import read_table
-from tests.configs import config_error
+from tests.helpers.configs import config_error
 
 DECKS = "decks=['spike:alpha=0.8',best_ne_mode]"  # Hydra: quote a value holding '='
 SCIENTISTS = "scientists=[frequency,kl_ucb,informed,oracle]"
@@ -76,7 +76,7 @@ def test_scientist_params_fill_the_specs_that_name_none(pipeline_config):
 
 
 def test_a_scientist_param_out_of_range_is_refused():
-    from tests.configs import config_error
+    from tests.helpers.configs import config_error
 
     line = config_error("eleusis_bench", "params.kl_ucb_c=-1")
     assert line.startswith("params.kl_ucb_c=-1 is not allowed: expected a number in (0, inf)")

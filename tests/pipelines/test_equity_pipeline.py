@@ -7,8 +7,8 @@ from mlflow.tracking import MlflowClient
 from sparring.pipelines.equity import run
 from sparring.poker.preflop import PREFLOP_SPEC, class_equity, load_table
 from sparring.runtime.storage.datasets import read_metadata, read_table
-from tests.commands import run_pipeline
-from tests.configs import config_error
+from tests.helpers.commands import run_pipeline
+from tests.helpers.configs import config_error
 
 
 def test_tiny_run_writes_table_and_mlflow_run_then_reuses(ray_session, pipeline_config, tmp_path):

@@ -9,7 +9,7 @@ from mlflow.tracking import MlflowClient
 from sparring.champions.registry import load_registered
 from sparring.ga.evolution import TIMING_KEYS
 from sparring.pipelines.evolve import run
-from tests.configs import SMALL_EVOLVE, config_error
+from tests.helpers.configs import SMALL_EVOLVE, config_error
 
 TINY = SMALL_EVOLVE
 

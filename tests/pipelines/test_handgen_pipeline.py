@@ -10,8 +10,8 @@ from sparring.pipelines.handgen import run
 from sparring.runtime.explain import one_line
 from sparring.runtime.storage.datasets import DatasetError, read_metadata
 from sparring.runtime.storage.location import StorageError
-from tests.configs import config_error
-from tests.disks import small_disk
+from tests.helpers.configs import config_error
+from tests.helpers.disks import small_disk
 
 TINY = ("deals=6", "table_size=4", "equity_trials=40", "shard_size=2", "seed=3")
 

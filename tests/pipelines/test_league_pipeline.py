@@ -11,7 +11,7 @@ from sparring.pipelines.league import run
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.runtime.config import metric_name
 from sparring.runtime.tracking.runs import experiment_id
-from tests.configs import config_error
+from tests.helpers.configs import config_error
 
 
 def test_versions_and_baselines_are_rated_and_tagged(ray_session, pipeline_config, tmp_path):

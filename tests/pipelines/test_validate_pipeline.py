@@ -7,7 +7,7 @@ from mlflow.tracking import MlflowClient
 
 from sparring.pipelines.validate import RESULTS_SPEC, run, run_cell
 from sparring.runtime.storage.datasets import read_table
-from tests.configs import config_error
+from tests.helpers.configs import config_error
 
 TINY = ("seeds=2", "hands=[20,60]", "reference_hands=300", "drift.runs=2", "drift.hands=80",
         "match.games=3", "match.series=1", "match.opponents=[heavy_bluffer]")  # fmt: skip

@@ -1,4 +1,4 @@
-"""Every kind of file a later run reads back proves itself (``tests/proving.py``): a flipped
+"""Every kind of file a later run reads back proves itself (``tests/helpers/proving.py``): a flipped
 bit, a cut, or an intact copy of another file of its kind in its place is refused in one line
 or computed again, never used; and every writer in ``src/`` is one of those kinds or a file no
 run reads back (#27, "a file that proves itself")."""
@@ -11,7 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.proving import FAULTS, KINDS, RECOMPUTED, REFUSED, copy_over, cut, flip, is_outcome
+from tests.helpers.proving import (
+    FAULTS,
+    KINDS,
+    RECOMPUTED,
+    REFUSED,
+    copy_over,
+    cut,
+    flip,
+    is_outcome,
+)
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -110,7 +119,7 @@ def test_every_writer_is_a_kind_that_proves_itself_or_is_never_read_back():
     stale = sorted(set(WRITERS) - set(found))
     assert not stale, f"these write no file any more: take them out of WRITERS: {stale}"
     kinds = {v for v in WRITERS.values() if v in KINDS}
-    assert kinds == set(KINDS), "every kind in tests/proving.py has its writer here"
+    assert kinds == set(KINDS), "every kind in tests/helpers/proving.py has its writer here"
 
 
 def test_the_walk_finds_a_planted_writer():

@@ -1,7 +1,7 @@
 """A full disk (#27 item 9): one line naming the path and the space, nothing half-written.
 
-The disk is a real tmpfs a few KiB from full (``tests/disks.py``): the kernel's ENOSPC, not a
-stand-in, reaches the writers.
+The disk is a real tmpfs a few KiB from full (``tests/helpers/disks.py``): the kernel's ENOSPC,
+not a stand-in, reaches the writers.
 """
 
 import errno
@@ -17,7 +17,7 @@ from sparring.ga.evolution import GAParams, initial_state
 from sparring.runtime.explain import one_line
 from sparring.runtime.storage.datasets import DatasetSpec, read_table, write_table
 from sparring.runtime.storage.location import StorageError
-from tests.disks import small_disk
+from tests.helpers.disks import small_disk
 
 SPEC = DatasetSpec("noise", 1, pa.schema([("x", pa.int64())]))
 

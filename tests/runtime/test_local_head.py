@@ -19,7 +19,7 @@ from mlflow.tracking import MlflowClient
 
 from sparring.runtime.processes import descendants
 from sparring.runtime.ray import local_head
-from tests.commands import run_cli, start_pipeline
+from tests.helpers.commands import run_cli, start_pipeline
 
 
 def _env(home: Path, **more: str) -> dict[str, str]:
@@ -237,7 +237,7 @@ def test_a_head_lock_held_too_long_is_one_line_naming_its_holder(tmp_path, monke
     import pytest
 
     from sparring.runtime.ray import local_head
-    from tests.commands import holding
+    from tests.helpers.commands import holding
 
     holder = holding(
         "import fcntl, time\n"

@@ -11,7 +11,7 @@ import sys
 from mlflow.tracking import MlflowClient
 
 from sparring.runtime.tracking.runs import ENDED_TAG, driver_gone, driver_id, tracked_run
-from tests.commands import ROOT
+from tests.helpers.commands import ROOT
 
 DRIVER = """
 import sys, time

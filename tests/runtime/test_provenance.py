@@ -12,7 +12,7 @@ from pathlib import Path
 from mlflow.tracking import MlflowClient
 
 from sparring.runtime.provenance import git_commit, git_dirty
-from tests.commands import ROOT
+from tests.helpers.commands import ROOT
 
 GIT_AS_TEST = ["-c", "user.name=sparring-test", "-c", "user.email=test@localhost"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sparring.runtime.processes import descendants
 from sparring.runtime.processes import parent_and_start as _stat
-from tests.commands import ROOT
+from tests.helpers.commands import ROOT
 
 DRIVER = """
 import time

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from sparring.runtime.redact import redact_url, redact_value
-from tests.commands import run_pipeline
+from tests.helpers.commands import run_pipeline
 
 SECRETS = ("HOOKPASS", "SECRETTOKEN")
 

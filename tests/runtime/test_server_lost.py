@@ -19,9 +19,9 @@ from mlflow.tracking import MlflowClient
 from sparring.runtime.explain import one_line
 from sparring.runtime.tracking.outbox import TrackingLost
 from sparring.runtime.tracking.runs import tracked_run
-from tests.commands import ROOT, run_pipeline, start_pipeline, wait_while_running
-from tests.configs import TINY_EVOLVE
-from tests.services import mlflow_server
+from tests.helpers.commands import ROOT, run_pipeline, start_pipeline, wait_while_running
+from tests.helpers.configs import TINY_EVOLVE
+from tests.helpers.services import mlflow_server
 
 
 def config(uri: str, **tracking) -> dict:
@@ -53,7 +53,7 @@ NEVER_BACK = """
 import sys
 from sparring.runtime.explain import one_line
 from sparring.runtime.tracking.runs import tracked_run
-from tests.services import mlflow_server
+from tests.helpers.services import mlflow_server
 from pathlib import Path
 server = mlflow_server(Path(sys.argv[1]))
 uri = server.__enter__()

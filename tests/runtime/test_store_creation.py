@@ -1,8 +1,8 @@
 """A new SQLite MLflow store is whole or absent (#27 item 7): a disk that fills while the store
 is first created leaves no store, and a half-made store from before is refused in one line.
 
-The full disk is a real tmpfs (``tests/disks.py``); the half-made store is the one MLflow itself
-leaves when its migration runs out of space.
+The full disk is a real tmpfs (``tests/helpers/disks.py``); the half-made store is the one MLflow
+itself leaves when its migration runs out of space.
 """
 
 import shutil
@@ -18,7 +18,7 @@ from sparring.launch.preflight import check_tracking
 from sparring.runtime.explain import one_line
 from sparring.runtime.tracking.runs import open_store
 from sparring.runtime.tracking.sqlite_store import BrokenStore
-from tests.disks import small_disk
+from tests.helpers.disks import small_disk
 
 TOUCH = (
     "from mlflow.tracking import MlflowClient; import sys; "
@@ -341,7 +341,7 @@ def test_a_store_another_process_holds_locked_is_one_line(tmp_path, a_store, mon
 
     db = tmp_path / "mlflow.db"
     shutil.copyfile(a_store, db)
-    from tests.commands import holding
+    from tests.helpers.commands import holding
 
     holder = holding(
         "import sqlite3, time\n"

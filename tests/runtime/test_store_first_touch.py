@@ -10,7 +10,7 @@ import time
 
 from mlflow.tracking import MlflowClient
 
-from tests.commands import ROOT
+from tests.helpers.commands import ROOT
 
 DRIVER = """
 import sys, time

@@ -10,7 +10,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from sparring.runtime.tracking.runs import default_run_name, tracked_run
-from tests.commands import ROOT
+from tests.helpers.commands import ROOT
 
 
 def test_run_records_params_metrics_tags_and_status(mlflow_store, tmp_path):

@@ -15,7 +15,7 @@ from sparring.runtime.errors import ConfigError, UsageError
 from sparring.runtime.explain import one_line
 from sparring.tuning import state
 from sparring.tuning.summary import TrialRecord
-from tests.configs import compose_config
+from tests.helpers.configs import compose_config
 
 STARTED = ("hparams_search=ga_smoke", "hparams_search.scheduler.asha=false", "trials=4")
 RESUME = ("search_id=s1", "resume=true", "storage=/tmp/none")

@@ -16,14 +16,14 @@ from sparring.reporting.compare import compare
 from sparring.runtime.tracking.runs import STOPPED_TAG
 from sparring.tuning.runs import INTERRUPTED_NOTE, UNSAVED_FINISHED_NOTE, UNSAVED_NOTE
 from sparring.tuning.trial import NUMBER_TAG, TRIAL_TAG
-from tests.commands import (
+from tests.helpers.commands import (
     run_cli,
     run_pipeline,
     start_pipeline,
     wait_for_workers_gone,
     wait_while_running,
 )
-from tests.configs import CONF_DIR
+from tests.helpers.configs import CONF_DIR
 
 pytestmark = pytest.mark.usefixtures("ray_session")
 
@@ -62,7 +62,7 @@ def assert_best_file_is_trial_config(uri: str, search_id: str, best_dir: Path, t
     and the preset's trial-only key ``registry.register`` aside)."""
     from sparring.config import to_typed
     from sparring.runtime.config import flatten
-    from tests.configs import compose_config
+    from tests.helpers.configs import compose_config
 
     trial_only = {"registry.register"}
     searchpath = f"hydra.searchpath=[file://{best_dir.parent}]"
@@ -119,7 +119,7 @@ def test_tpe_search_four_trials_two_at_once(pipeline_config, tmp_path, monkeypat
 
     # The best config file composes with evolve and reproduces the best trial exactly.
     from sparring.config import to_typed
-    from tests.configs import compose_config
+    from tests.helpers.configs import compose_config
 
     cfg = compose_config(
         "evolve",
@@ -344,7 +344,7 @@ def refusal(searchpath: str) -> str:
     from sparring.config import to_typed
     from sparring.runtime.explain import one_line
     from sparring.tuning import target
-    from tests.configs import compose_config
+    from tests.helpers.configs import compose_config
 
     try:
         job = to_typed(compose_config("tune", searchpath, "hparams_search=bad"))

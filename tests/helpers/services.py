@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sparring.runtime.net import free_port, stop_group, wait_for
 from sparring.runtime.tracking.servers import server_argv, server_environment
-from tests.commands import BIN
+from tests.helpers.commands import BIN
 
 __all__ = [
     "S3_CREDENTIALS",

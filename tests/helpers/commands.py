@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]  # the repository: pipelines/, conf/, README.md
+ROOT = Path(__file__).resolve().parents[2]  # the repository: pipelines/, conf/, README.md
 BIN = Path(sys.executable).parent  # the environment's console scripts: sparring, ray, mlflow
 
 

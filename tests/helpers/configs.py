@@ -6,7 +6,7 @@ from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 
-CONF_DIR = Path(__file__).resolve().parent.parent / "conf"
+CONF_DIR = Path(__file__).resolve().parents[2] / "conf"
 
 # The tests' small evolve: six seats, eight players, a few deals (a generation: about a second).
 SMALL_EVOLVE = (

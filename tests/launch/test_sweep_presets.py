@@ -7,7 +7,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 
 from sparring.config import to_typed
-from tests.configs import compose_config
+from tests.helpers.configs import compose_config
 
 CONF = Path(__file__).resolve().parents[2] / "conf"
 PRESETS = {

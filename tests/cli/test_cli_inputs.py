@@ -12,7 +12,7 @@ import pytest
 
 from sparring.cli import build_parser, main
 from sparring.poker.acpc import gamedef_path
-from tests.commands import cli_argv, pipeline_argv, run_command
+from tests.helpers.commands import cli_argv, pipeline_argv, run_command
 
 
 def leaf_commands() -> set[tuple[str, ...]]:
@@ -220,7 +220,7 @@ def test_a_config_file_that_is_not_yaml_is_one_line_naming_it(tmp_path):
     line and what the parser expected, exit 2: not Hydra's 80-line traceback."""
     import shutil
 
-    from tests.commands import ROOT
+    from tests.helpers.commands import ROOT
 
     for part in ("conf", "pipelines"):
         shutil.copytree(ROOT / part, tmp_path / part)

@@ -3,7 +3,7 @@
 import pytest
 
 from sparring.cli import main
-from tests.commands import run_cli
+from tests.helpers.commands import run_cli
 
 
 def test_equity_prints_equity_win_tie_and_stderr(capsys):

@@ -13,7 +13,7 @@ from ray.autoscaler._private.util import prepare_config, validate_config
 
 from sparring.launch.cluster_config import TEMPLATE, fields, render, validate
 from sparring.runtime.errors import UsageError
-from tests.commands import ROOT, run_cli
+from tests.helpers.commands import ROOT, run_cli
 
 IMAGE = "ami-0abc12345def67890"
 

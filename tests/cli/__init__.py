@@ -1,0 +1,1 @@
+"""The `sparring` command line, run as a user runs it."""

@@ -1,0 +1,1 @@
+"""The launcher: Hydra entry, sweep presets, cluster config."""
