@@ -12,7 +12,7 @@ from __future__ import annotations
 from hydra.core.config_store import ConfigStore
 
 from sparring.config.arena import ArenaConfig
-from sparring.config.common import DEFAULT_TRACKING_URI, RayConfig, TrackingConfig
+from sparring.config.common import DEFAULT_TRACKING_URI, TrackingConfig
 from sparring.config.compare import CompareConfig
 from sparring.config.eleusis_bench import EleusisBenchConfig
 from sparring.config.equity import EquityConfig
@@ -22,6 +22,7 @@ from sparring.config.handgen import HandgenConfig
 from sparring.config.tune import TuneConfig
 from sparring.config.typed import to_typed
 from sparring.config.validate import ValidateConfig
+from sparring.runtime.ray.settings import RayConfig
 
 SCHEMAS: dict[str, type] = {
     "equity": EquityConfig,

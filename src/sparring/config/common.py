@@ -29,22 +29,6 @@ class ObjectiveConfig:
 
 
 @dataclass
-class RayConfig:
-    """``conf/ray/*.yaml``: null address = this machine's Ray (``shared``: the local head its
-    pipelines share; false = embedded in the driver), ``auto`` = the running cluster."""
-
-    address: str | None = None
-    shared: bool = True
-    num_cpus: int | None = None  # a number = an embedded Ray of that many CPUs; null = every core
-    include_dashboard: bool = False
-    log_to_driver: bool = True
-    namespace: str = "sparring"
-
-    def __post_init__(self) -> None:
-        checks.optional_integer("num_cpus", self.num_cpus, 1)
-
-
-@dataclass
 class TrackingConfig:
     """``conf/tracking/*.yaml``: the MLflow store, experiment and parent run."""
 

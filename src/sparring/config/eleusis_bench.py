@@ -6,12 +6,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, StorageConfig, TrackingConfig
 from sparring.eleusis.decks import parse_deck
 from sparring.eleusis.hypotheses import hypotheses
 from sparring.eleusis.limits import MAX_H0
 from sparring.eleusis.roster import NAMES, PARAMS, parse_scientist
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.ray.settings import RayConfig
 
 
 def _specs(key: str, specs: list[str], parse: Callable[[str], object], hint: str) -> None:

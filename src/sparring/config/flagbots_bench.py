@@ -6,9 +6,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, StorageConfig, TrackingConfig
 from sparring.flagbots.searchers import SEARCHERS, searcher
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.ray.settings import RayConfig
 
 
 class Searcher(StrEnum):

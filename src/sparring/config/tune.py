@@ -15,8 +15,9 @@ from enum import StrEnum
 from typing import Any
 
 from sparring.config import checks
-from sparring.config.common import Direction, RayConfig, TrackingConfig
+from sparring.config.common import Direction, TrackingConfig
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.ray.settings import RayConfig
 
 
 class Distribution(StrEnum):

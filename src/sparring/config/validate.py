@@ -7,9 +7,10 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, RayConfig, StorageConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, StorageConfig, TrackingConfig
 from sparring.mus.players import Profile
 from sparring.runtime.errors import ConfigError
+from sparring.runtime.ray.settings import RayConfig
 
 _RATES = {f.name for f in fields(Profile)}
 _PROFILE_KEYS = _RATES | {"shift_after", "shifted"}

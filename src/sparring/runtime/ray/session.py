@@ -14,62 +14,39 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Mapping
 from typing import Any
 
 os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 import ray
 
-from sparring.runtime.config import ConfigError, to_container
 from sparring.runtime.provenance import in_ray_job, ray_job_id
 from sparring.runtime.ray import local_head
 from sparring.runtime.ray.health import unwatch, watch_head
 from sparring.runtime.ray.loopback import loopback_only
 from sparring.runtime.ray.reaper import start_reaper
+from sparring.runtime.ray.settings import RayConfig
 from sparring.runtime.signals import handle_termination
 
-DEFAULTS: dict[str, Any] = {
-    "address": None,
-    "num_cpus": None,
-    "include_dashboard": False,
-    "log_to_driver": True,
-    "namespace": "sparring",
-    "shared": True,
-}
 
-
-def init_ray(cfg: Any = None) -> dict[str, Any]:
-    """Start or attach to Ray as ``cfg`` (a ``RayConfig`` or a mapping) says and return the
-    cluster resources.
-
-    Keys: ``address`` (null = this machine's Ray, or the job's cluster inside a Ray job;
-    ``auto`` = the running cluster, or ``ray://host:port``), ``shared`` (with a null address:
-    join the machine's local head; false = an embedded Ray of this driver's own),
-    ``num_cpus`` (an embedded Ray of exactly that many CPUs; null = all cores, shared),
-    ``include_dashboard`` (embedded only), ``log_to_driver``, ``namespace``.
-    """
-    options = dict(DEFAULTS)
-    options.update(to_container(cfg or {}))
-    unknown = set(options) - set(DEFAULTS)
-    if unknown:
-        raise ConfigError(
-            f"ray.{sorted(unknown)[0]} is not a Ray setting; allowed: {', '.join(DEFAULTS)}"
-        )
-    num_cpus = options["num_cpus"]
-    if num_cpus is not None and (not isinstance(num_cpus, int) or num_cpus < 1):
-        raise ConfigError(f"ray.num_cpus={num_cpus!r} is not allowed: expected null or >= 1")
+def init_ray(cfg: RayConfig | Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Start or attach to Ray as ``cfg`` says (``RayConfig``; a mapping of some of its fields
+    is read as one) and return the cluster resources."""
+    options = RayConfig.of(cfg)
+    num_cpus = options.num_cpus
     if not ray.is_initialized():
         kwargs: dict[str, Any] = {
-            "namespace": options["namespace"],
-            "log_to_driver": options["log_to_driver"],
+            "namespace": options.namespace,
+            "log_to_driver": options.log_to_driver,
             "logging_level": logging.WARNING,
             "configure_logging": True,
         }
-        local = not options["address"] and not in_ray_job()
-        shared = local and options["shared"] and num_cpus is None
+        local = not options.address and not in_ray_job()
+        shared = local and options.shared and num_cpus is None
         embedded = local and not shared
-        if options["address"]:
-            kwargs["address"] = options["address"]
+        if options.address:
+            kwargs["address"] = options.address
         elif not local:
             # the driver of a Ray job: join the job's cluster (Ray set RAY_ADDRESS for it)
             kwargs["address"] = "auto"
@@ -84,7 +61,7 @@ def init_ray(cfg: Any = None) -> dict[str, Any]:
             kwargs["address"] = "local"
             kwargs["num_cpus"] = num_cpus
             loopback_only()
-            kwargs["include_dashboard"] = options["include_dashboard"]
+            kwargs["include_dashboard"] = options.include_dashboard
         ray.init(**kwargs)
         handle_termination()  # Ray's driver installs its own SIGTERM handler, which aborts
         if embedded:
