@@ -33,9 +33,9 @@ class Counting:
     def __init__(self, player) -> None:
         self.player, self.decisions = player, 0
 
-    def act(self, observation):
+    def act(self, observation, legal):
         self.decisions += 1
-        return self.player.act(observation)
+        return self.player.act(observation, legal)
 
     def on_game_start(self, models=None) -> None:
         self.player.on_game_start(models)

@@ -49,10 +49,10 @@ class Tap(ModelingBot):
         super().on_game_start(models)
         self.inputs = [("start", models)]
 
-    def act(self, observation):
+    def act(self, observation, legal):
         plain = dict(observation)
         plain["history"] = list(observation["history"])
-        action = super().act(observation)
+        action = super().act(observation, legal)
         self.inputs.append(("act", plain, action))
         return action
 
@@ -98,7 +98,7 @@ def test_a_bot_acts_on_its_observation_and_public_information_only(tmp_path):
                 if kind == "start":
                     twin.on_game_start(payload[0])
                 elif kind == "act":
-                    assert twin.act(payload[0]) == payload[1]
+                    assert twin.act(payload[0], payload[0]["legal"]) == payload[1]
                 else:
                     twin.on_hand_end(*payload)
         server.after_game(str(game), log, ids)

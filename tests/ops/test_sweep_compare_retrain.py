@@ -61,7 +61,7 @@ TINY = (
 def registered(cfg, chromosome, name):
     client = MlflowClient(cfg.tracking.uri)
     # its artifacts beside the store (a bare create_experiment would write ./mlruns in the cwd)
-    exp = experiment_id(client, f"seed-{name}", {"artifact_root": cfg.tracking.artifact_root})
+    exp = experiment_id(client, f"seed-{name}", cfg.tracking.artifact_root)
     run = client.create_run(exp)
     log_champion(client, run.info.run_id, chromosome, {"table_size": 6})
     client.set_terminated(run.info.run_id)

@@ -28,7 +28,7 @@ def test_versions_and_baselines_are_rated_and_tagged(ray_session, pipeline_confi
         f"league.cache_dir={tmp_path / 'cache'}",
     )
     client = MlflowClient(cfg.tracking.uri)
-    exp = experiment_id(client, "league-seeds", {"artifact_root": cfg.tracking.artifact_root})
+    exp = experiment_id(client, "league-seeds", cfg.tracking.artifact_root)
     for chromosome in (calling_station(), tight_aggressive()):
         source = client.create_run(exp).info.run_id
         log_champion(client, source, chromosome, {"table_size": 6})
@@ -91,7 +91,7 @@ def test_agent_specs_enter_the_league(ray_session, pipeline_config, tmp_path, ca
         f"league.cache_dir={tmp_path / 'cache'}",
     )
     client = MlflowClient(cfg.tracking.uri)
-    exp = experiment_id(client, "league-agents", {"artifact_root": cfg.tracking.artifact_root})
+    exp = experiment_id(client, "league-agents", cfg.tracking.artifact_root)
     source = client.create_run(exp).info.run_id
     log_champion(client, source, tight_aggressive(), {"table_size": 4})
     register(client, "league-agents", source, "champion")

@@ -12,7 +12,6 @@ from __future__ import annotations
 from hydra.core.config_store import ConfigStore
 
 from sparring.config.arena import ArenaConfig
-from sparring.config.common import DEFAULT_TRACKING_URI, TrackingConfig
 from sparring.config.compare import CompareConfig
 from sparring.config.eleusis_bench import EleusisBenchConfig
 from sparring.config.equity import EquityConfig
@@ -22,7 +21,9 @@ from sparring.config.handgen import HandgenConfig
 from sparring.config.tune import TuneConfig
 from sparring.config.typed import to_typed
 from sparring.config.validate import ValidateConfig
+from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.ray.settings import RayConfig
+from sparring.runtime.tracking.settings import TrackingConfig
 
 SCHEMAS: dict[str, type] = {
     "equity": EquityConfig,

@@ -9,11 +9,12 @@ from enum import StrEnum
 from sparring.arena.agents import parse
 from sparring.arena.sprt import SPRT
 from sparring.config import checks
-from sparring.config.common import StorageConfig, TrackingConfig
+from sparring.config.common import StorageConfig
 from sparring.game_api import registered, trait
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.programs.program import Limits
 from sparring.runtime.ray.settings import RayConfig
+from sparring.runtime.tracking.settings import TrackingConfig
 
 MAX_UNITS = 100_000  # units per pair (SPRT: in all): ~10^6 games, a few hundred MB of results
 PROGRAM_KINDS = ("cmd", "acpc")  # agents that are outside programs: sandboxed

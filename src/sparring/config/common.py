@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
-from sparring.config import checks
-from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.storage.location import Location, StorageOptions, locate
 
@@ -26,30 +24,6 @@ class ObjectiveConfig:
 
     objective: str | None = None
     direction: Direction = Direction.maximize
-
-
-@dataclass
-class TrackingConfig:
-    """``conf/tracking/*.yaml``: the MLflow store, experiment and parent run."""
-
-    uri: str = DEFAULT_TRACKING_URI
-    artifact_root: str | None = "mlartifacts"
-    experiment: str | None = None  # null = the pipeline's name
-    parent_run_id: str | None = None
-    run_name: str | None = None  # null = pipeline, config hash and overrides
-    tags: dict[str, str] = field(default_factory=dict)  # more tags on the run
-    # An http(s) server that stops answering: each request is tried 1 + http_retries times,
-    # each attempt waiting at most http_timeout_s; then the run's records wait in the driver
-    # and are sent when the server answers again (the work goes on meanwhile).
-    http_retries: int = 2
-    http_timeout_s: int = 15
-
-    def __post_init__(self) -> None:
-        checks.path_text("uri", self.uri)
-        checks.integer("http_retries", self.http_retries, 0, 10)
-        checks.integer("http_timeout_s", self.http_timeout_s, 1, 600)
-        if self.experiment is not None:  # a filter value and a directory of artifacts
-            checks.name("experiment", self.experiment)
 
 
 @dataclass

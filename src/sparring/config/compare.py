@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from sparring.config import checks
-from sparring.config.common import StorageConfig, TrackingConfig
+from sparring.config.common import StorageConfig
+from sparring.runtime.tracking.settings import TrackingConfig
 
 
 class OutputFormat(StrEnum):

@@ -6,13 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, StorageConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, StorageConfig
 from sparring.eleusis.decks import parse_deck
 from sparring.eleusis.hypotheses import hypotheses
 from sparring.eleusis.limits import MAX_H0
 from sparring.eleusis.roster import NAMES, PARAMS, parse_scientist
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.ray.settings import RayConfig
+from sparring.runtime.tracking.settings import TrackingConfig
 
 
 def _specs(key: str, specs: list[str], parse: Callable[[str], object], hint: str) -> None:

@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sparring.config import checks
-from sparring.config.common import Direction, ObjectiveConfig, StorageConfig, TrackingConfig
+from sparring.config.common import Direction, ObjectiveConfig, StorageConfig
 from sparring.poker.catalog import CLASS_INDEX, CLASSES, MAX_TABLE_OPPONENTS
 from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.ray.settings import RayConfig
+from sparring.runtime.tracking.settings import TrackingConfig
 
 
 @dataclass

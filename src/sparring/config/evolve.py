@@ -11,7 +11,7 @@ from sparring.arena.agents import parse
 from sparring.arena.sprt import MeanSPRT
 from sparring.config import checks
 from sparring.config.arena import LimitsConfig
-from sparring.config.common import ObjectiveConfig, StorageConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, StorageConfig
 from sparring.config.handgen import PreflopConfig
 from sparring.ga.operators import CrossoverOperator, CrossoverPolicy
 from sparring.ga.params import (
@@ -28,6 +28,7 @@ from sparring.runtime.config import config_hash
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.ray.settings import RayConfig
 from sparring.runtime.storage.location import Location
+from sparring.runtime.tracking.settings import TrackingConfig
 
 
 @dataclass

@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, StorageConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, StorageConfig
 from sparring.flagbots.searchers import SEARCHERS, searcher
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.ray.settings import RayConfig
+from sparring.runtime.tracking.settings import TrackingConfig
 
 
 class Searcher(StrEnum):

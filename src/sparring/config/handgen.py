@@ -6,12 +6,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, StorageConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, StorageConfig
 from sparring.poker.catalog import MAX_SEATS, MIN_SEATS
 from sparring.poker.deal_set_config import DealSetConfig
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.ray.settings import RayConfig
 from sparring.runtime.storage.location import is_remote
+from sparring.runtime.tracking.settings import TrackingConfig
 
 
 @dataclass

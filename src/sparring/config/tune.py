@@ -15,9 +15,10 @@ from enum import StrEnum
 from typing import Any
 
 from sparring.config import checks
-from sparring.config.common import Direction, TrackingConfig
+from sparring.config.common import Direction
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.ray.settings import RayConfig
+from sparring.runtime.tracking.settings import TrackingConfig
 
 
 class Distribution(StrEnum):

@@ -7,10 +7,11 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from sparring.config import checks
-from sparring.config.common import ObjectiveConfig, StorageConfig, TrackingConfig
+from sparring.config.common import ObjectiveConfig, StorageConfig
 from sparring.mus.players import Profile
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.ray.settings import RayConfig
+from sparring.runtime.tracking.settings import TrackingConfig
 
 _RATES = {f.name for f in fields(Profile)}
 _PROFILE_KEYS = _RATES | {"shift_after", "shifted"}

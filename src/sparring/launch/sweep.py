@@ -32,14 +32,13 @@ class SweepParent(Callback):
 
         if os.environ.get(CHECK_ENV):  # --check: the jobs' configs only, no run
             return
-        from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
         from sparring.runtime.tracking.runs import experiment_id, open_store
+        from sparring.runtime.tracking.settings import TrackingConfig
 
-        tracking = to_container(config.get("tracking") or {})
+        tracking = TrackingConfig.of(config.get("tracking"))
         pipeline = str(config.hydra.job.name)
-        uri = tracking.get("uri") or DEFAULT_TRACKING_URI
-        client = self.client = open_store(uri)
-        exp = experiment_id(client, tracking.get("experiment") or pipeline, tracking)
+        client = self.client = open_store(tracking.uri)
+        exp = experiment_id(client, tracking.experiment or pipeline, tracking.artifact_root)
         sweep_id = f"{pipeline}-{self.name}-{time.strftime('%Y%m%d-%H%M%S')}"
         swept: Any = OmegaConf.to_container(config.hydra.sweeper.params)
         self.run_id = create_parent(client, exp, sweep_id, pipeline, swept)

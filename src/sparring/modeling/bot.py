@@ -15,7 +15,7 @@ P(bluff) are recorded and scored against the revealed hands in the calibration l
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from sparring.modeling import judge
@@ -108,11 +108,11 @@ class ModelingBot:
         self._merged = {}
 
     # ------------------------------------------------------------------ decisions
-    def act(self, observation: dict) -> Action:
+    def act(self, observation: dict, legal: Sequence[str]) -> Action:
         if self.seat is None:
             self.seat = observation["seat"]
             self.memory = ShortTermMemory(observation["ocho_reyes"])
-        kinds = observation["legal"]
+        kinds = legal
         if MUS in kinds:
             best = max(own_percentile(observation, x) for x in ("grande", "pares", "juego"))
             return Action(NO_MUS if best >= self.mus_threshold else MUS)

@@ -7,7 +7,7 @@ learn the person's play across sessions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from sparring.mus.cards import FACES, SUITS, format_faces
 from sparring.mus.engine import DISCARD, MUS, NO_MUS, MusGame
@@ -87,7 +87,7 @@ class HumanPlayer:
             self._show(kind, seat, detail)
         self.skip_to_deal = True  # the next observation repeats this hand's tail
 
-    def act(self, observation: dict) -> Action:
+    def act(self, observation: dict, legal: Sequence[str]) -> Action:
         history = observation["history"]
         for kind, seat, detail in history[self.shown :]:
             if kind == "deal":

@@ -34,4 +34,5 @@ class MusPlayerAgent:
 
         if self.player is None:
             self.start({})
-        return action_text(self.player.act(observation))
+        # the engine player's legal: the kinds of action (the arena's words carry amounts)
+        return action_text(self.player.act(observation, observation["legal"]))

@@ -133,7 +133,8 @@ def play_match(
             if seat not in pct_cache:
                 pct_cache[seat] = _percentiles(state, seat)
             t = seat % 2
-            action = players[seat].act(state.observation(seat))
+            seen = state.observation(seat)
+            action = players[seat].act(seen, seen["legal"])
             record = Decision(
                 match_id,
                 state.hand_number,
@@ -162,7 +163,8 @@ def play_match(
             open_hand.append(record)
         else:
             phase, t = state.phase, seat % 2
-            action = players[seat].act(state.observation(seat))
+            seen = state.observation(seat)
+            action = players[seat].act(seen, seen["legal"])
             if phase == MUS_DECISION:
                 open_hand.append(
                     Decision(

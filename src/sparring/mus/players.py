@@ -16,6 +16,7 @@ n hands. Decisions use the player's own cards and the public state only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Protocol
@@ -31,9 +32,13 @@ WEAK = 0.40
 
 
 class Player(Protocol):
-    """A Mus player sees only its observation (own cards + public history, §13)."""
+    """A Mus player sees only its observation (own cards + public history, §13).
 
-    def act(self, observation: dict) -> Action: ...
+    ``act(observation, legal)`` is the one agent protocol of Sparring (``arena.agents.Agent``):
+    here ``legal`` holds the kinds of action the seat may take (``observation["legal"]``; an
+    envido's amount goes up to ``observation["max_amount"]``)."""
+
+    def act(self, observation: dict, legal: Sequence[str]) -> Action: ...
     def on_game_start(self, models: Any = None) -> None: ...
     def on_hand_end(self, revealed: tuple, public: tuple = ()) -> None:
         """The four hands shown at the end of the hand and the hand's public events."""
@@ -78,8 +83,8 @@ class RandomPlayer:
     def __init__(self, seed: int = 0) -> None:
         self.rng = np.random.default_rng(seed)
 
-    def act(self, observation: dict) -> Action:
-        kinds = list(observation["legal"])
+    def act(self, observation: dict, legal: Sequence[str]) -> Action:
+        kinds = list(legal)
         kind = kinds[int(self.rng.integers(len(kinds)))]
         if kind == DISCARD:
             return Action(DISCARD, int(self.rng.integers(1, 16)))
@@ -178,8 +183,8 @@ class SyntheticPlayer:
         p = rate * weak_share / WEAK if weak else rate * (1 - weak_share) / (1 - WEAK)
         return min(1.0, p)
 
-    def act(self, observation: dict) -> Action:
-        kinds = observation["legal"]
+    def act(self, observation: dict, legal: Sequence[str]) -> Action:
+        kinds = legal
         u = self.rng.random()
         if MUS in kinds:
             return Action(MUS if u < self.current("mus").mus_rate else NO_MUS)

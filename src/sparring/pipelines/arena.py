@@ -49,7 +49,7 @@ from sparring.arena.contest import (
 from sparring.arena.records import games_text
 from sparring.champions.registry import resolve_champion
 from sparring.config.arena import ArenaConfig, Kind
-from sparring.frame.session import pipeline_session, results_hash
+from sparring.frame.session import Session, pipeline_session, results_hash
 from sparring.ga.round_robin import rate
 from sparring.game_api import load, trait
 from sparring.reporting.console import console
@@ -188,104 +188,166 @@ def run(job: ArenaConfig) -> dict[str, Any]:
     """Play the contest; returns the run id, the metrics and the per-pair ``pairs`` rows."""
     champions = _champions(job)
     _check_acpc_programs(job)
-    digests = {
-        spec: champions[spec]["digest"] if spec in champions else parse(spec).digest()
-        for spec in job.entrants
-    }
+    digests = _digests(job, champions)
     tags = {"arena_kind": job.kind.value, "arena_game": job.game}
     with pipeline_session(job, "arena", tags=tags) as session:
-        session.run.log_params(
-            {f"entrant/{i}": spec for i, spec in enumerate(job.entrants)}
-            | {f"digest/{i}": digests[spec] for i, spec in enumerate(job.entrants)}
-            | {
-                f"version/{i}": champions[spec]["version"]
-                for i, spec in enumerate(job.entrants)
-                if spec in champions
-            }
-        )
-        # the config and the agents' code: an edited bot's old blocks are never read back
-        contest = session.locate(job.output_dir) / config_hash(
-            {"job": results_hash(job), "digests": digests}
-        )
-        contest.check_writable()  # one line now, not after the first wave of blocks
-        cache = contest / "blocks"
-        session.output("contest", contest)
-        wave = max(2, 2 * session.cores)
+        _log_entrants(session, job, digests, champions)
+        contest = _contest_dir(session, job, digests)
+        cache, wave = contest / "blocks", max(2, 2 * session.cores)
         began = time.perf_counter()
-        decision, decided_at = None, None
-        if job.kind is Kind.sprt:
-            results, decision, decided_at = _sprt(job, cache, wave, champions)
-        else:
-            blocks = [
-                blk for a, b in job.pairs()
-                for blk in blocks_for(
-                    job.game, a, b, job.units, job.block, job.seats or 0, job.variant
-                )
-            ]  # fmt: skip
-            # every block at once (one bar): the waves are the SPRT's, which decides between
-            results = _play(job, cache, blocks, max(1, len(blocks)), champions)
-        wall = time.perf_counter() - began
-        games = [g for r in results for u in r["units"] for g in u["games"]]
-        metrics, rows = _pair_metrics(job, results)
-        metrics |= _ratings(job, results)
-        metrics |= _invalid_actions(job, results)
-        decisions = sum(g["decisions"] for g in games)
-        metrics |= {
-            "games": len(games),
-            "forfeits": sum(g["forfeit_seat"] is not None for g in games),
-            "decisions": decisions,
-            "wall_s": wall,
-        }
+        results, decision, decided_at = _play_contest(job, cache, wave, champions)
+        metrics, rows = _metrics(job, results, wall=time.perf_counter() - began)
         if decision is not None:
             metrics |= {"sprt_units": decided_at or 0, "sprt_h1": float(decision == "H1")}
             session.run.set_tags({"sprt_decision": decision})
             _log_sprt_plot(session, job, results)
-        for result in results:
-            for why in result["withdrawn"].values():
-                console.print(f"withdrawn: {why}", soft_wrap=True, markup=False)
+        _print_withdrawals(results)
         session.log_metrics(metrics)
-        unit = trait(job.game, "win_rate_unit")
-        session.table(
-            f"arena: {job.kind.value} in {job.game}",
-            [
-                "A",
-                "B",
-                "units",
-                "A's score",
-                "Elo (95%)",
-                *([f"A's {unit[0]}/100 (95%)"] if unit else []),
-                "forfeits A/B",
-            ],
-            rows,
-            artifact="pairs.txt",
-        )
-        rated = [[name, _signed(metrics[k]),
-                  f"[{_signed(metrics[k + '_low'])}, {_signed(metrics[k + '_high'])}]"]
-                 for name in job.entrants
-                 if (k := metric_name("rating", _names(job)[name])) in metrics]  # fmt: skip
-        if len(rated) > 2:  # (two entrants: the pair's line says it all)
-            session.table("ratings (Bradley–Terry, Elo scale, mean 0)",
-                          ["agent", "rating", "95%"], rated, artifact="ratings.txt")  # fmt: skip
+        _log_tables(session, job, metrics, rows)
         if decision is not None:
-            played = pair_scores(results, *job.pairs()[0]).size
-            # the test decides on the units in order; a wave plays whole blocks, so the table
-            # (every unit played) may count more than the decision needed: both are said
-            more = (f"; {played} units played in whole blocks, the table's score is over all "
-                    f"{played}") if played > (decided_at or 0) else ""  # fmt: skip
-            console.print(f"SPRT: {decision} after {decided_at} units "
-                          f"(elo0={job.sprt.elo0:g}, elo1={job.sprt.elo1:g}{more})")  # fmt: skip
-        session.run.log_text(
-            "".join(json.dumps(g) + "\n" for g in _game_log(results)), "games.jsonl"
-        )
-        played = table(job.game, job.seats or 0, job.variant)
-        writer = trait(job.game, "history_writer")  # the game's own record (poker's hands.log)
-        if writer is not None:
-            artifact, text = load(writer)(played, _game_log(results), _names(job).__getitem__)
-        else:  # FlagBots moves in the engine's notation, Mus and Eleusis decisions by seat
-            artifact = "games.txt"
-            text = games_text(played, _game_log(results), _names(job).__getitem__)
-        session.run.log_text(text, artifact)
+            _print_sprt_decision(job, results, decision, decided_at)
+        _log_games(session, job, results)
     return session.results(metrics, pairs=rows, decision=decision, contest=contest)
+
+
+def _digests(job: ArenaConfig, champions: dict[str, dict[str, Any]]) -> dict[str, str]:
+    """Every entrant's digest, keyed by the entrant as spelled: a ``champion@``'s from the
+    registry (``champions``, from ``_champions``), any other's from its code."""
+    return {
+        spec: champions[spec]["digest"] if spec in champions else parse(spec).digest()
+        for spec in job.entrants
+    }
+
+
+def _log_entrants(
+    session: Session,
+    job: ArenaConfig,
+    digests: dict[str, str],
+    champions: dict[str, dict[str, Any]],
+) -> None:
+    """One ``log_params`` call: per entrant in order its spec (``entrant/<i>``) and digest
+    (``digest/<i>``), and a champion's registry version (``version/<i>``)."""
+    session.run.log_params(
+        {f"entrant/{i}": spec for i, spec in enumerate(job.entrants)}
+        | {f"digest/{i}": digests[spec] for i, spec in enumerate(job.entrants)}
+        | {
+            f"version/{i}": champions[spec]["version"]
+            for i, spec in enumerate(job.entrants)
+            if spec in champions
+        }
+    )
+
+
+def _contest_dir(session: Session, job: ArenaConfig, digests: dict[str, str]) -> Location:
+    """The contest's directory, ``<output_dir>/<hash of the config and the digests>``, checked
+    writable (one line now, not after the first wave of blocks) and named in the summary as
+    ``contest``; its finished blocks are kept under ``blocks/``."""
+    # the config and the agents' code: an edited bot's old blocks are never read back
+    contest = session.locate(job.output_dir) / config_hash(
+        {"job": results_hash(job), "digests": digests}
+    )
+    contest.check_writable()
+    session.output("contest", contest)
+    return contest
+
+
+def _play_contest(
+    job: ArenaConfig, cache: Location, wave: int, champions: dict[str, dict[str, Any]]
+) -> tuple[list[dict], str | None, int | None]:
+    """Play the contest (blocks kept in ``cache``): the blocks' results, and for an SPRT its
+    decision and the units it was taken on (None and None for any other kind). An SPRT plays
+    ``wave`` blocks at a time; any other kind every block at once."""
+    if job.kind is Kind.sprt:
+        return _sprt(job, cache, wave, champions)
+    blocks = [
+        blk for a, b in job.pairs()
+        for blk in blocks_for(job.game, a, b, job.units, job.block, job.seats or 0, job.variant)
+    ]  # fmt: skip
+    # every block at once (one bar): the waves are the SPRT's, which decides between
+    return _play(job, cache, blocks, max(1, len(blocks)), champions), None, None
+
+
+def _metrics(
+    job: ArenaConfig, results: list[dict], wall: float
+) -> tuple[dict[str, float], list[list]]:
+    """The run's metrics but the SPRT's (per pair, the ratings, the ACPC programs' invalid
+    actions, then ``games``, ``forfeits``, ``decisions`` and ``wall_s``: in that order) and
+    the per-pair table rows."""
+    games = [g for r in results for u in r["units"] for g in u["games"]]
+    metrics, rows = _pair_metrics(job, results)
+    metrics |= _ratings(job, results)
+    metrics |= _invalid_actions(job, results)
+    metrics |= {
+        "games": len(games),
+        "forfeits": sum(g["forfeit_seat"] is not None for g in games),
+        "decisions": sum(g["decisions"] for g in games),
+        "wall_s": wall,
+    }
+    return metrics, rows
+
+
+def _print_withdrawals(results: list[dict]) -> None:
+    """One line per entrant withdrawn from a block, with why, in the blocks' order."""
+    for result in results:
+        for why in result["withdrawn"].values():
+            console.print(f"withdrawn: {why}", soft_wrap=True, markup=False)
+
+
+def _log_tables(
+    session: Session, job: ArenaConfig, metrics: dict[str, float], rows: list[list]
+) -> None:
+    """Print and keep the pairs' table (``pairs.txt``) and, with more than two rated
+    entrants, the Bradley–Terry ratings' (``ratings.txt``)."""
+    unit = trait(job.game, "win_rate_unit")
+    session.table(
+        f"arena: {job.kind.value} in {job.game}",
+        [
+            "A",
+            "B",
+            "units",
+            "A's score",
+            "Elo (95%)",
+            *([f"A's {unit[0]}/100 (95%)"] if unit else []),
+            "forfeits A/B",
+        ],
+        rows,
+        artifact="pairs.txt",
+    )
+    rated = [[name, _signed(metrics[k]),
+              f"[{_signed(metrics[k + '_low'])}, {_signed(metrics[k + '_high'])}]"]
+             for name in job.entrants
+             if (k := metric_name("rating", _names(job)[name])) in metrics]  # fmt: skip
+    if len(rated) > 2:  # (two entrants: the pair's line says it all)
+        session.table("ratings (Bradley–Terry, Elo scale, mean 0)",
+                      ["agent", "rating", "95%"], rated, artifact="ratings.txt")  # fmt: skip
+
+
+def _print_sprt_decision(
+    job: ArenaConfig, results: list[dict], decision: str, decided_at: int | None
+) -> None:
+    """The SPRT's one line: its decision, the units it was taken on, its bounds, and when
+    whole blocks played more units than that, how many (the table's score is over them all)."""
+    played = pair_scores(results, *job.pairs()[0]).size
+    # the test decides on the units in order; a wave plays whole blocks, so the table
+    # (every unit played) may count more than the decision needed: both are said
+    more = (f"; {played} units played in whole blocks, the table's score is over all "
+            f"{played}") if played > (decided_at or 0) else ""  # fmt: skip
+    console.print(f"SPRT: {decision} after {decided_at} units "
+                  f"(elo0={job.sprt.elo0:g}, elo1={job.sprt.elo1:g}{more})")  # fmt: skip
+
+
+def _log_games(session: Session, job: ArenaConfig, results: list[dict]) -> None:
+    """Keep the games: every game as a line of ``games.jsonl``, then the game's own record
+    where it keeps one (its ``history_writer``: poker's ``hands.log``), else ``games.txt``."""
+    session.run.log_text("".join(json.dumps(g) + "\n" for g in _game_log(results)), "games.jsonl")
+    played = table(job.game, job.seats or 0, job.variant)
+    writer = trait(job.game, "history_writer")  # the game's own record (poker's hands.log)
+    if writer is not None:
+        artifact, text = load(writer)(played, _game_log(results), _names(job).__getitem__)
+    else:  # FlagBots moves in the engine's notation, Mus and Eleusis decisions by seat
+        artifact = "games.txt"
+        text = games_text(played, _game_log(results), _names(job).__getitem__)
+    session.run.log_text(text, artifact)
 
 
 def _pair_metrics(job: ArenaConfig, results: list[dict]) -> tuple[dict[str, float], list[list]]:

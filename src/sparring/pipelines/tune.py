@@ -26,7 +26,7 @@ from sparring.config.tune import Algorithm, TuneConfig
 from sparring.pipelines import PIPELINES
 from sparring.reporting.console import console
 from sparring.runtime.checkout import conf_dir
-from sparring.runtime.config import DEFAULT_TRACKING_URI, to_container
+from sparring.runtime.config import DEFAULT_TRACKING_URI
 from sparring.runtime.ray.session import init_ray
 from sparring.runtime.tracking.runs import bound_http_requests, experiment_id, open_store
 from sparring.tuning import report, resume, runs, target, tuner
@@ -60,10 +60,10 @@ def run(job: TuneConfig) -> dict[str, Any]:
         pipeline.prepare(base_config)  # e.g. evolve's deal sets, generated once, not per trial
     tracking = job.tracking
     uri = tracking.uri or DEFAULT_TRACKING_URI
-    bound_http_requests(to_container(tracking))
+    bound_http_requests(tracking)
     client = open_store(uri)
     exp_name = tracking.experiment or search.pipeline
-    exp = experiment_id(client, exp_name, {"artifact_root": tracking.artifact_root})
+    exp = experiment_id(client, exp_name, tracking.artifact_root)
     parent = runs.parent_run(client, exp, path, job, search_id, objective)
     setup = tuner.trial_setup(job, conf, uri, exp_name, parent, search_id, objective, steps)
     console.print(

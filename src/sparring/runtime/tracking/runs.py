@@ -31,7 +31,7 @@ from mlflow.entities import Dataset, DatasetInput, InputTag, Metric, Param, RunT
 from mlflow.tracking import MlflowClient
 from omegaconf import OmegaConf
 
-from sparring.runtime.config import DEFAULT_TRACKING_URI, config_hash, flatten, to_container
+from sparring.runtime.config import config_hash, flatten, to_container
 from sparring.runtime.processes import process_start
 from sparring.runtime.progress import StopRun
 from sparring.runtime.provenance import (
@@ -46,6 +46,7 @@ from sparring.runtime.signals import deferred, mark, termination
 from sparring.runtime.storage.location import Location, locate
 from sparring.runtime.tracking.outbox import Outbox
 from sparring.runtime.tracking.params import is_infrastructure, short_names, short_value
+from sparring.runtime.tracking.settings import TrackingConfig
 from sparring.runtime.tracking.sqlite_store import (
     create_whole,
     refuse_half_made,
@@ -123,15 +124,15 @@ def open_store(uri: str) -> MlflowClient:
     return MlflowClient(tracking_uri=uri)
 
 
-def bound_http_requests(tracking: Mapping[str, Any]) -> None:
+def bound_http_requests(tracking: TrackingConfig) -> None:
     """Bound each request of MLflow's REST client in this process (the driver: the tasks it
     starts log nothing) by ``tracking.http_retries`` and ``tracking.http_timeout_s``: MLflow's
     own default (7 retries, backoff factor 2, 120 s timeouts) holds a driver about 4 minutes
     per write to a server that went away. What could not be sent waits in the run's
     ``Outbox``. The config's values win over the environment's ``MLFLOW_HTTP_REQUEST_*``."""
-    os.environ["MLFLOW_HTTP_REQUEST_MAX_RETRIES"] = str(tracking.get("http_retries", 2))
+    os.environ["MLFLOW_HTTP_REQUEST_MAX_RETRIES"] = str(tracking.http_retries)
     os.environ["MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR"] = "1"
-    os.environ["MLFLOW_HTTP_REQUEST_TIMEOUT"] = str(tracking.get("http_timeout_s", 15))
+    os.environ["MLFLOW_HTTP_REQUEST_TIMEOUT"] = str(tracking.http_timeout_s)
 
 
 def _create(uri: str) -> None:
@@ -155,8 +156,7 @@ def _first_use(uri: str) -> None:
             engine.dispose()
 
 
-def _artifact_location(tracking: Mapping[str, Any]) -> str | None:
-    root = tracking.get("artifact_root")
+def _artifact_location(root: str | None) -> str | None:
     if not root:
         return None
     if "://" in str(root):
@@ -304,15 +304,16 @@ def _lost_dataset_race(exc: BaseException) -> bool:
     )
 
 
-def experiment_id(client: MlflowClient, name: str, tracking: Mapping[str, Any]) -> str:
-    """The id of experiment ``name``, created (with the configured artifact root) if new."""
+def experiment_id(client: MlflowClient, name: str, artifact_root: str | None) -> str:
+    """The id of experiment ``name``, created (its artifacts under ``artifact_root``, a path
+    or URI; None: MLflow's default) if new."""
     found = client.get_experiment_by_name(name)
     if found is not None:
         return found.experiment_id
     try:
         return client.create_experiment(
             name,
-            artifact_location=_artifact_location(tracking),
+            artifact_location=_artifact_location(artifact_root),
             # a classic ML experiment: the UI opens on the runs table, not the GenAI overview
             tags={EXPERIMENT_KIND_TAG: "custom_model_development"},
         )
@@ -409,7 +410,8 @@ def tracked_run(
 ) -> Iterator[RunLogger]:
     """Open an MLflow run for one pipeline invocation and close it with its final status.
 
-    ``cfg`` is the pipeline's typed config (or a mapping). ``cfg.tracking`` gives ``uri``
+    ``cfg`` is the pipeline's typed config (or a mapping): its params. ``cfg.tracking`` (a
+    ``TrackingConfig``, or a mapping of its fields) gives ``uri``
     (e.g. ``sqlite:///mlflow.db`` or an http server), ``experiment`` (default: the pipeline
     name) and ``artifact_root``. The run gets the flattened config (minus ``tracking``) as
     params, and tags ``pipeline``, ``git_commit``, ``config_hash`` plus ``tags``; a parent run
@@ -419,12 +421,12 @@ def tracked_run(
     stopping a trial early) KILLED with the tag ``sparring.stopped_by``.
     """
     conf = to_container(cfg)
-    tracking = dict(conf.get("tracking") or {})
-    uri = tracking.get("uri") or DEFAULT_TRACKING_URI
+    tracking = TrackingConfig.of(conf.get("tracking"))
+    uri = tracking.uri
     mlflow.set_tracking_uri(uri)
     bound_http_requests(tracking)
     client = open_store(uri)
-    exp_id = experiment_id(client, tracking.get("experiment") or pipeline, tracking)
+    exp_id = experiment_id(client, tracking.experiment or pipeline, tracking.artifact_root)
     body = {k: v for k, v in conf.items() if k not in ("tracking", "hydra")}
     commit = git_commit()
     digest = config_hash(body)
@@ -434,11 +436,11 @@ def tracked_run(
         "git_dirty": git_dirty(),
         "config_hash": digest,
         **source_tags(pipeline, commit),
-        **(tracking.get("tags") or {}),
+        **tracking.tags,
         **(tags or {}),
     }
     all_tags.update(submission_tags(digest))
-    parent = tracking.get("parent_run_id") or os.environ.get("SPARRING_SWEEP_PARENT_RUN")
+    parent = tracking.parent_run_id or os.environ.get("SPARRING_SWEEP_PARENT_RUN")
     if parent:
         all_tags["mlflow.parentRunId"] = parent
     if os.environ.get("SPARRING_SWEEP_ID"):
@@ -446,7 +448,7 @@ def tracked_run(
     all_tags[DRIVER_TAG] = driver_id()
     name = (
         run_name
-        or tracking.get("run_name")
+        or tracking.run_name
         or default_run_name(pipeline, digest, command_line_overrides(), flatten(body))
     )
     run = client.create_run(exp_id, run_name=name, tags=all_tags)
