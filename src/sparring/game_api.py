@@ -32,19 +32,18 @@ comparison fair (``teams``, Mus; ``scored_by_total``, poker's chips; ``opening_p
 FlagBots), the table sizes it is played at (``table_sizes``), its result per 100 games
 (``win_rate_unit``, poker's bb/100), its own agent specs (``house_agents``, ``house_agent``:
 ``poker@<baseline>``, ``mus@...``) and the arena's agent kinds that play it alone
-(``agent_kinds``, ``champion_agent``). The arena, the config checks and the pipelines ask for
-these and name no game.
+(``agent_kinds``, ``champion_agent``) and its own record of a contest's games
+(``history_writer``: poker's ACPC hand histories, ``hands.log``, in place of the arena's
+``games.txt``). The arena, the config checks and the pipelines ask for these and name no game.
 
 Config checks read traits before any game is imported: a game whose module compiles kernels
 registers a light declaration beside it (a ``Traits`` in a module that imports no engine, which
 its ``Game`` inherits; the built-ins' are listed in ``sparring.games.TRAITS``), and ``trait``
 reads that; a game without one (a plugin) is imported to be asked.
 
-Three optional methods of a ``Game`` need its engine and are asked of the game itself:
-``at_table(seats)`` (the game at another of its ``table_sizes``), ``with_variant(variant)``
-(the game with the settings a contest names, Eleusis's deck, harma and cap) and
-``history(rows, name)`` (the game's own record of a contest's games, in place of the arena's
-``games.txt``: poker's ACPC hand histories, ``hands.log``).
+Two optional methods of a ``Game`` need its engine and are asked of the game itself:
+``at_table(seats)`` (the game at another of its ``table_sizes``) and ``with_variant(variant)``
+(the game with the settings a contest names, Eleusis's deck, harma and cap).
 
 A ``Game`` also gives ``sparring.conformance`` what only the game can know: ``snapshot(state)``
 to compare states, ``illegal_actions(state, rng)`` to try, and ``leaks(state, player, obs)``,
