@@ -20,9 +20,9 @@ from typing import TextIO
 import numpy as np
 
 from sparring.eleusis.cards import SUITS, card_index, card_name
-from sparring.eleusis.channel import MoveTimeout, ProtocolError, ScientistProcess, quote
 from sparring.eleusis.env import EleusisGame
 from sparring.eleusis.scientists import Scientist
+from sparring.runtime.programs.line_channel import LineProgram, MoveTimeout, ProtocolError, quote
 
 _GUESS = re.compile(r"^([CDHS]) (\d{1,2})$")
 _FEEDBACK = re.compile(r"^([CDHS]) (\d{1,2}) ([01]) ([01])$")
@@ -103,7 +103,7 @@ def run_referee(
     (``runtime.programs.jail``) unless ``sandbox`` is "none"; ``read_only``: more paths it may
     read."""
     try:
-        program = ScientistProcess(
+        program = LineProgram(
             command, move_timeout, max_line, game_timeout, start_timeout, sandbox, read_only
         )
     except OSError as exc:

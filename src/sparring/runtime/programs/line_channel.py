@@ -1,16 +1,17 @@
-"""A line channel to a scientist program that never hangs and never runs out of memory.
+"""A line channel to an outside program that never hangs and never runs out of memory.
 
+The channel of the programs that speak a line protocol of their own on stdin and stdout (an
+Eleusis scientist, ``eleusis.protocol``); the arena's JSON-lines agents use ``program``.
 The program runs in its own process group. Reads wait at most ``move_timeout`` seconds for a
 line (the first one ``start_timeout``: starting a program may mean compiling its kernels), and
-never past the game's deadline; a line longer than ``max_line`` bytes or not UTF-8
-ends the game as invalid, quoting at most 80 characters of it. Writes never block: replies wait
-in a buffer while the program is not reading, and are sent whenever its input has room, so a
-program that writes guesses without reading the replies cannot deadlock the referee. The
-program runs under a keeper (``runtime.programs.keeper``): ``close`` ends everything it started, a
-child in a session of its own included, and so does the referee's own death, SIGKILL included.
-It runs in the sandbox (``runtime.programs.jail``: bubblewrap, with a bare environment, a private
-home,
-its own loopback, no view of the machine's files or processes) unless ``sandbox`` is "none".
+never past the game's deadline; a line longer than ``max_line`` bytes or not UTF-8 ends the game
+as invalid, quoting at most 80 characters of it. Writes never block: replies wait in a buffer
+while the program is not reading, and are sent whenever its input has room, so a program that
+writes without reading the replies cannot deadlock the referee. The program runs under a keeper
+(``runtime.programs.keeper``): ``close`` ends everything it started, a child in a session of its
+own included, and so does the referee's own death, SIGKILL included. It runs in the sandbox
+(``runtime.programs.jail``: bubblewrap, with a bare environment, a private home, its own
+loopback, no view of the machine's files or processes) unless ``sandbox`` is "none".
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from sparring.runtime import caches
 from sparring.runtime.programs import jail, keeper
 
 QUOTE = 80  # characters of a bad line quoted in a message
-# a sandboxed scientist's bounds (runtime.programs.jail): files, processes and threads, open files
+# a sandboxed program's bounds (runtime.programs.jail): files, processes and threads, open files
 SANDBOX_RLIMITS = {"file_bytes": 64 << 20, "processes": 64, "open_files": 256}
 
 
@@ -44,7 +45,7 @@ def quote(data: bytes | bytearray | str) -> str:
     return repr(text[:QUOTE]) + ("..." if len(text) > QUOTE else "")
 
 
-class ScientistProcess:
+class LineProgram:
     """``command`` started with pipes in a new process group; lines in, lines out."""
 
     def __init__(
