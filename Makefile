@@ -40,7 +40,7 @@ setup: $(VENV)/.synced sandbox-tool  ## create .venv from the lock file (and ins
 
 # bwrap where the sandbox runs here; else none, said in one line (the example programs then run
 # with your rights: `make run` still shows every step)
-SANDBOX = $(shell $(PY) -c 'from sparring.runtime import jail; print("bwrap" if jail.problem() is None else "none")')
+SANDBOX = $(shell $(PY) -c 'from sparring.runtime.programs import jail; print("bwrap" if jail.problem() is None else "none")')
 
 run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflow.db
 	@if [ "$(SANDBOX)" = none ]; then echo "sandbox: bubblewrap cannot run here (sudo apt-get install bubblewrap): the example programs below run unsandboxed, with your rights"; fi
@@ -71,6 +71,7 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 		units=20 block=10 | sed -n '/gauntlet in poker/,/└/p'  # evolve's champion vs two baselines
 	set -o pipefail; $(PY) -m sparring.cli arena game=poker 'agent=acpc:python3 examples/agents/acpc_caller.py' \
 		'field=[champion@champion,poker@tight_aggressive]' units=6 block=3 limits.sandbox=$(SANDBOX) | sed -n '/gauntlet in poker/,/└/p'  # an ACPC program over TCP
+	set -o pipefail; $(PY) examples/train_pettingzoo.py --game poker --episodes 500 | tail -n 2  # a learner through PettingZoo's API
 	$(PY) -m sparring.cli results
 	$(PY) -m sparring.cli ray status  # the one local Ray every step above joined
 	$(PY) -m sparring.cli cluster config --image ami-0abc12345def67890 -o data/cluster.example.yaml

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("reporting",),  # console tables, plots, run queries for summaries
     ("config",),  # typed schemas
     ("arena",),  # any agent against any other: specs, the line protocol, the sandbox, SPRT
-    ("ga", "modeling"),  # learning on top of the games
+    ("ga", "modeling", "interop"),  # learning on top of the games; the games in RL APIs
     ("poker", "mus", "flagbots", "eleusis", "conformance", "games"),  # the games
     ("game_api", "seeding", "kernel_cache", "kernel_locator", "__init__"),  # every game shares
     ("runtime",),  # infrastructure: storage, datasets, Ray, MLflow helpers, errors

@@ -15,6 +15,11 @@ draws are resolved inside ``apply_action`` (no chance node):
 
 The registered game has the spec's starting harma (100) but a cap of 2,000 guesses: through the
 arena every guess is a message. The benchmark's 1,000,000 is ``Eleusis(cap=env.CAP)``.
+
+For the bridges (``sparring.interop``), ``Eleusis`` offers ``actions()`` (the 52 cards,
+``CARDS``: an action's index is its card index), ``observation_shape()`` and
+``encode(observation)`` (the observation as numbers, from it alone): ``eleusis.encoding`` says
+what they hold.
 """
 
 from __future__ import annotations
@@ -24,6 +29,9 @@ import random
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
+
+from sparring.eleusis import encoding
 from sparring.eleusis.cards import N_CARDS, card_name
 from sparring.eleusis.decks import make_deck
 from sparring.eleusis.env import DEFAULT_HARMA, EleusisGame, Feedback
@@ -110,6 +118,18 @@ class Eleusis(EleusisTraits):
 
     def new_state(self, seed: int) -> EleusisPlay:
         return EleusisPlay(EleusisGame(make_deck(self.deck, seed), seed, self.harma, self.cap))
+
+    # The bridges' methods (``sparring.interop``): see ``eleusis.encoding``.
+    def actions(self) -> tuple[str, ...]:
+        """Every card, in card-index order (``CARDS``): all of them are legal until the end."""
+        return CARDS
+
+    def observation_shape(self) -> tuple[int, ...]:
+        return (encoding.SIZE,)
+
+    def encode(self, observation: dict[str, Any]) -> np.ndarray:
+        """``observation`` (``EleusisPlay.observation(0)``, alone) as float32 numbers."""
+        return encoding.encode(observation, self.harma)
 
     def with_variant(self, variant: str) -> Eleusis:
         """The game with the settings of a contest, ``deck=<deck>;harma=<h0>;cap=<guesses>``

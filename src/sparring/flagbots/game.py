@@ -16,11 +16,23 @@ is what the rows say (width = cells per row, height = rows); each side's robots 
 on it. Flags are where the rules put them: South's at the bottom row's middle cell (x = W div
 2), North's at the top row's. ``<side>`` is ``s`` or ``n`` (to move) and ``<plies left>`` the
 plies until the move limit.
+
+For the OpenSpiel and PettingZoo bridges (#50) ``FlagBotsGame`` also gives its whole move set,
+``actions()`` (an action's index is its id there), and an observation as numbers, ``encode``:
+
+- the moves are the ints ``cell * 9 + k`` that some position of the game's board can offer: a
+  step from a cell to a neighbouring cell on the board, or a self-destruct; none from or into a
+  wall, none from a flag (a robot never stands on its own flag, and one on the other's has won).
+  That is 613 moves on the 9 x 9 board without walls (of the 729 ints below ``cells * 9``);
+- ``encode(observation)`` reads the observation's text alone into ``PLANES`` planes of the
+  board, shape ``(9, height, width)``, indexed ``[plane, y, x]`` with y = 0 the bottom row
+  (South's), so ``plane.reshape(-1)[cell]`` is a cell; every value is in [0, 1].
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import random
 import re
 from collections.abc import Hashable, Sequence
@@ -270,6 +282,45 @@ class Position:
 START = "9/1NNNNNNN1/9/9/9/9/9/1SSSSSSS1/9 s 80"
 """The default start position as text."""
 
+PLANES = (
+    "south",  # 1 on a South robot
+    "north",  # 1 on a North robot
+    "wall",  # 1 on a wall
+    "south_flag",  # 1 on South's flag (bottom row, x = W div 2)
+    "north_flag",  # 1 on North's flag (top row, x = W div 2)
+    "north_to_move",  # all 1 when North is to move (the text's side, also once it is over)
+    "observer_north",  # all 1 when the observation is North's (player 1)
+    "plies_left",  # all plies left / the move limit (ply + plies left)
+    "over",  # all 1 once the game is over
+)
+"""The planes of ``FlagBotsGame.encode``, in order."""
+
+
+class _Board:
+    """What the bridges need of a game's board: its size, walls, flags and every move."""
+
+    def __init__(self, start: Position) -> None:
+        st = start.st
+        self.width, self.height = w, h = int(st[W]), int(st[H])
+        board = st[BOARD : BOARD + w * h]
+        blocked = set(np.flatnonzero(board == WALL).tolist()) | {int(st[FLAG0]), int(st[FLAG1])}
+        moves = []
+        for cell in range(w * h):
+            if cell in blocked:  # a wall, or a flag: no robot ever moves from there
+                continue
+            x, y = cell % w, cell // w
+            for k in range(8):
+                nx, ny = x + int(DIRS[k, 0]), y + int(DIRS[k, 1])
+                if 0 <= nx < w and 0 <= ny < h and board[ny * w + nx] != WALL:
+                    moves.append(cell * 9 + k)
+            moves.append(cell * 9 + DESTRUCT)
+        self.actions = tuple(moves)
+
+
+@functools.lru_cache(maxsize=64)
+def _board_of(text: str | None, cfg: FlagBotsConfig | None) -> _Board:
+    return _Board(Position.from_text(text) if text else Position(cfg))
+
 
 class FlagBotsGame(FlagBotsTraits):
     """FlagBots as a ``game_api.Game``: the start position, or the one written in ``text``.
@@ -285,6 +336,37 @@ class FlagBotsGame(FlagBotsTraits):
 
     def new_state(self, seed: int) -> Position:
         return Position.from_text(self.text) if self.text else Position(self.cfg)
+
+    # ---------------------------------------------------------------- for the bridges (#50)
+    def actions(self) -> Sequence[int]:
+        """Every move a position of this game's board can offer, ascending (see the module
+        docstring): 613 on the 9 x 9 board without walls."""
+        return _board_of(self.text, self.cfg).actions
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """``(len(PLANES), height, width)``: (9, 9, 9) on the spec's board."""
+        board = _board_of(self.text, self.cfg)
+        return len(PLANES), board.height, board.width
+
+    def encode(self, observation: dict[str, Any]) -> np.ndarray:
+        """An ``observation`` (and nothing else) as ``PLANES`` float32 planes in [0, 1]; a
+        ValueError for a position of another board size."""
+        shape = self.observation_shape()
+        text = observation["position"]
+        rows_text, side, left = text.split()
+        rows = [_parse_row(row, text) for row in rows_text.split("/")[::-1]]  # y = 0 first
+        h, w = shape[1:]
+        if len(rows) != h or any(len(row) != w for row in rows):
+            raise ValueError(f"{text!r} is not a position of a {w} x {h} board")
+        board = np.array(rows, dtype=np.int64)
+        planes = np.zeros(shape, dtype=np.float32)
+        planes[0], planes[1], planes[2] = board == SOUTH, board == NORTH, board == WALL
+        planes[3, 0, w // 2] = planes[4, h - 1, w // 2] = 1.0
+        planes[5] = side == "n"
+        planes[6] = observation["player"] == 1
+        planes[7] = int(left) / (observation["ply"] + int(left))
+        planes[8] = observation["to_move"] == TERMINAL
+        return planes
 
     def snapshot(self, state: Position) -> Hashable:
         return state.st.tobytes(), state.key

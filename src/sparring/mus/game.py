@@ -12,6 +12,10 @@ JSON for observations.
   ``mus.cards``;
 - ``returns()``: +1 to the winning team's seats, -1 to the others (zero-sum); chance (deals,
   reshuffles) comes from the seed's stream inside the engine.
+
+For the bridges (``sparring.interop``), ``Mus`` offers ``actions()`` (every word, in a fixed
+order: its index is the action's id), ``observation_shape()`` and ``encode(observation)`` (an
+observation as numbers, from the observation alone): ``mus.encoding`` says what they hold.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from sparring.game_api import Game
+from sparring.mus import encoding
 from sparring.mus.engine import DISCARD, MusConfig, MusGame, MusState
 from sparring.mus.lance import ENVIDO, SUBIR, Action, IllegalActionError, Kind
 from sparring.mus.traits import MusTraits
@@ -130,6 +135,18 @@ class Mus(MusTraits):
 
     def new_state(self, seed: int) -> MusMatch:
         return MusMatch(self.game.new_initial_state(seed))
+
+    # The bridges' methods (``sparring.interop``): see ``mus.encoding``.
+    def actions(self) -> tuple[str, ...]:
+        """Every action word this Mus can offer, each once, in a fixed order."""
+        return encoding.action_words(self.game.config)
+
+    def observation_shape(self) -> tuple[int, ...]:
+        return (encoding.SIZE,)
+
+    def encode(self, observation: dict[str, Any]) -> np.ndarray:
+        """``observation`` (``MusMatch.observation(seat)``, alone) as float32 numbers."""
+        return encoding.encode(observation, self.game.config)
 
     def snapshot(self, match: MusMatch) -> Hashable:
         state = match.state

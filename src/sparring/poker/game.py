@@ -14,6 +14,11 @@ player's to make instead of a policy's:
 - ``returns()`` are the chips each seat won minus what it put in (zero-sum; a split pot is
   shared exactly).
 
+For the OpenSpiel and PettingZoo bridges (#50) ``Holdem`` also gives its whole action set,
+``actions()`` (the three words, an action's index its id), and a seat's observation as numbers,
+``encode(observation)`` of ``observation_shape()`` (``poker.encoding``: ``111 + 68 * seats``
+float32s in [0, 1], read from the observation alone).
+
 What the arena knows of poker beyond the protocol (its table sizes, bb/100, its own agents) is
 declared in ``poker.traits``, which ``Holdem`` inherits.
 """
@@ -27,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from sparring.game_api import TERMINAL, Game, IllegalActionError
+from sparring.poker import encoding
 from sparring.poker.cards import CARD_TEXTS
 from sparring.poker.catalog import MAX_SEATS, MIN_SEATS
 from sparring.poker.evaluator import evaluate7
@@ -215,6 +221,21 @@ class Holdem(PokerTraits):
         n = self.num_players
         deck = [int(c) for c in np.random.default_rng(seed).permutation(52)[: 2 * n + 5]]
         return HoldemHand([(deck[2 * s], deck[2 * s + 1]) for s in range(n)], deck[2 * n :])
+
+    # ---------------------------------------------------------------- for the bridges (#50)
+    def actions(self) -> Sequence[str]:
+        """Every action a hand can offer, in a fixed order (an action's index is its id in the
+        bridges): ``fold``, ``call`` (also a check), ``raise`` (also a bet)."""
+        return ACTION_NAMES
+
+    def observation_shape(self) -> tuple[int, ...]:
+        """The shape of ``encode``'s array: ``111 + 68 * seats`` values (247 heads-up)."""
+        return (encoding.size(self.num_players),)
+
+    def encode(self, observation: dict[str, Any]) -> np.ndarray:
+        """A seat's ``observation`` (and nothing else) as float32s in [0, 1], laid out as
+        ``poker.encoding`` says; a ValueError for an observation of another table size."""
+        return encoding.encode(observation, self.num_players)
 
     def snapshot(self, hand: HoldemHand) -> Hashable:
         return repr(sorted(hand.__dict__.items()))

@@ -1,0 +1,1 @@
+"""The bridges to PettingZoo and OpenSpiel."""
