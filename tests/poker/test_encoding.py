@@ -53,17 +53,16 @@ def check_against_the_hand(game: Holdem, hand: HoldemHand, seat: int) -> np.ndar
     assert ones(x[parts["to_act"]]) == ([] if to_act == TERMINAL else [to_act])
     assert ones(x[parts["active"]]) == [s for s in range(n) if hand.active[s]]
     chips = x[parts["contributions"]] * encoding.MAX_CONTRIBUTION
-    np.testing.assert_allclose(chips, hand.contrib, atol=1e-4)
+    assert np.allclose(chips, hand.contrib, atol=1e-4)
     assert x[parts["to_call"]][0] * encoding.MAX_TO_CALL == pytest.approx(hand.owed(seat))
     assert x[parts["bets"]][0] * 4 == pytest.approx(hand.bets)
     assert x[parts["pot"]][0] * encoding.MAX_CONTRIBUTION * n == pytest.approx(sum(hand.contrib))
+    said = np.zeros((4, n, 3))
+    for street, words in enumerate(hand.history):
+        for who, word in words:
+            said[street, who, ACTION_NAMES.index(word)] += 1
     counts = x[parts["actions"]].reshape(4, n, 3) * np.array([1, encoding.MAX_CALLS, 4])
-    for street in range(4):
-        words = hand.history[street] if street < len(hand.history) else []
-        for s in range(n):
-            said = [w for who, w in words if who == s]
-            expected = [said.count(w) for w in ACTION_NAMES]
-            np.testing.assert_allclose(counts[street, s], expected, atol=1e-4)
+    assert np.allclose(counts, said, atol=1e-4)
     shown = x[parts["showdown"]].reshape(n, 52)
     for s in range(n):
         expected = sorted(hand.holes[s]) if s in hand.shown else []
@@ -150,8 +149,9 @@ def test_a_seat_s_encoding_changes_only_with_what_it_may_see(seats, seed, play):
 
 def test_equal_observations_encode_equal_and_others_do_not():
     """Over many hands, observations with the same JSON have the same array and different
-    ones different arrays (the encoding keeps all an observation says but the seat count and
-    the button, fixed at a table, and the order of the words within a street)."""
+    ones different arrays: the encoding keeps all an observation says but the seat count and
+    the button (fixed at a table) and orders (of the cards of a hand, the board, the words
+    within a street)."""
     seen: dict[bytes, str] = {}
     arrays: dict[str, bytes] = {}
     for seed in range(150):
@@ -159,8 +159,11 @@ def test_equal_observations_encode_equal_and_others_do_not():
         for state in playout(hand, random.Random(seed)):
             for seat in range(2):
                 obs = state.observation(seat)
-                key = json.dumps({k: v for k, v in obs.items() if k != "history"}, sort_keys=True)
-                key += json.dumps([sorted(map(tuple, s)) for s in obs["history"]])
+                # as sets: the cards of a hand and the words of each street
+                obs["hole"], obs["board"] = sorted(obs["hole"]), sorted(obs["board"])
+                obs["showdown"] = [[s, sorted(hole)] for s, hole in obs["showdown"]]
+                obs["history"] = [sorted(map(tuple, words)) for words in obs["history"]]
+                key = json.dumps(obs, sort_keys=True)
                 x = GAME.encode(obs).tobytes()
                 assert seen.setdefault(x, key) == key and arrays.setdefault(key, x) == x
     assert len(seen) > 1000
