@@ -41,10 +41,17 @@ A game found to break these (a return out of its range, a game longer than its b
 action missing from ``actions()``) raises an error naming the game rather than misleading an
 algorithm.
 
+Parameters (``pyspiel.load_game("python_sparring_poker(players=3,num_seeds=8)")``):
+``num_seeds``, ``max_game_length``, ``players`` (the game at another table, ``at_table``) and
+``variant`` (``with_variant``, Eleusis's ``deck=...;harma=...;cap=...``). ``register(name)``
+registers a game added to ``game_api`` after this import. States are not serializable
+(``serialize_game_and_state``): clone them, or replay ``history()``.
+
 The game type registered at import is known before the game's package is imported (names are
 read from the registry; no engine is compiled): it declares the loose bounds (1 to
 ``MAX_PLAYERS`` players, imperfect information, general-sum). A loaded game's ``get_type()``
-and ``get_game_info()`` are the exact ones, made when the game is first loaded.
+and its sizes (``num_players()``, ``max_utility()``, ...) are the exact ones, made as it is
+loaded.
 """
 
 from __future__ import annotations
@@ -65,18 +72,25 @@ PREFIX = "python_sparring_"
 DEFAULT_NUM_SEEDS = 64
 """The chance node's outcomes unless the ``num_seeds`` parameter says otherwise."""
 
-DEFAULT_MAX_GAME_LENGTH = 1000
+DEFAULT_MAX_GAME_LENGTH = 10_000
 """The bound on a game's decisions for a game that declares none (``max_game_length``)."""
 
-DEFAULT_UTILITY_BOUND = 1000.0
+DEFAULT_UTILITY_BOUND = 1e6
 """A seat's returns lie in ±this for a game that declares no ``utility_range``."""
 
 MAX_PLAYERS = 10
 """The most players the registered (provisional) game type allows; a loaded game's is exact."""
 
-_PARAMETERS: dict[str, Any] = {"num_seeds": DEFAULT_NUM_SEEDS, "max_game_length": 0}
-"""The parameters of every bridged game; ``max_game_length`` 0: the game's own bound (or
-``DEFAULT_MAX_GAME_LENGTH`` when it declares none)."""
+_PARAMETERS: dict[str, Any] = {
+    "num_seeds": DEFAULT_NUM_SEEDS,
+    "max_game_length": 0,
+    "players": 0,
+    "variant": "",
+}
+"""The parameters of every bridged game: ``num_seeds``, the chance node's outcomes;
+``max_game_length``, 0 for the game's own bound (or ``DEFAULT_MAX_GAME_LENGTH`` when it
+declares none); ``players``, 0 for the game's own number, else the game at that table
+(``at_table``, poker); ``variant``, "" for none, else the game's ``with_variant`` (Eleusis)."""
 
 BRIDGE_METHODS = ("actions", "observation_shape", "encode")
 """The bridge methods of ``sparring.interop``: ``actions`` is what OpenSpiel needs, the other
@@ -120,6 +134,21 @@ def _declared(game: Any, attribute: str) -> Any:
     return value() if callable(value) else value
 
 
+def _sparring_game(name: str, players: int, variant: str) -> Any:
+    """The registered game ``name``, at a table of ``players`` (0: its own) and in ``variant``
+    ("": none)."""
+    game: Any = game_api.get(name)
+    if players and players != game.num_players:
+        if not callable(getattr(game, "at_table", None)):
+            raise ValueError(f"{short_name(name)} is played by {game.num_players} players only")
+        game = game.at_table(players)
+    if variant:
+        if not callable(getattr(game, "with_variant", None)):
+            raise ValueError(f"{short_name(name)} has no variants")
+        game = game.with_variant(variant)
+    return game
+
+
 class _Bridge:
     """What every state of one loaded game shares (the Sparring game, its actions both ways);
     shared by clones, never copied."""
@@ -134,7 +163,9 @@ class _Bridge:
         if num_seeds < 1:
             raise ValueError(f"{short_name(name)}: num_seeds must be >= 1, not {num_seeds}")
         self.name, self.game, self.num_seeds = short_name(name), game, num_seeds
-        self.actions: tuple[Any, ...] = tuple(game.actions())
+        self.actions: tuple[Any, ...] = tuple(
+            a.item() if isinstance(a, np.generic) else a for a in game.actions()
+        )
         self.ids: dict[tuple[bool, Any], int] = {
             (isinstance(a, str), a): i for i, a in enumerate(self.actions)
         }
@@ -187,7 +218,7 @@ class _Live:
         return _Live(self.state.clone())
 
 
-class SparringGame(pyspiel.Game):  # type: ignore[misc]
+class SparringGame(pyspiel.Game):
     """A Sparring game as a ``pyspiel.Game`` (see the module docstring): ``register`` makes a
     subclass of it for each game, naming the game in ``sparring_name``, which pyspiel's
     ``load_game`` calls with the game's parameters."""
@@ -199,7 +230,10 @@ class SparringGame(pyspiel.Game):  # type: ignore[misc]
         name = self.sparring_name
         params = {**_PARAMETERS, **(params or {})}
         bridge = _Bridge(
-            name, game_api.get(name), int(params["num_seeds"]), int(params["max_game_length"])
+            name,
+            _sparring_game(name, int(params["players"]), str(params["variant"])),
+            int(params["num_seeds"]),
+            int(params["max_game_length"]),
         )
         game = bridge.game
         if game.constant_sum is None:
@@ -268,7 +302,15 @@ class SparringGame(pyspiel.Game):  # type: ignore[misc]
         return _Observer(self.bridge, recall=iig_obs_type.perfect_recall)
 
 
-class SparringState(pyspiel.State):  # type: ignore[misc]
+class _Recall(list[list[str]]):
+    """Each seat's record of its observations and own actions, one line each; a clone's copy
+    shares the (immutable) lines."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Recall:
+        return _Recall(list(seen) for seen in self)
+
+
+class SparringState(pyspiel.State):
     """A state of a ``SparringGame``: the chance node that draws the seed, then the Sparring
     game's own state (see the module docstring)."""
 
@@ -277,7 +319,7 @@ class SparringState(pyspiel.State):  # type: ignore[misc]
         self._bridge: _Bridge = game.bridge
         self._live: _Live | None = None  # None: the seed is still to be drawn
         self._decisions = 0
-        self._recall: list[list[str]] | None = None  # each seat's, once asked for
+        self._recall: _Recall | None = None  # each seat's record, once one is asked for
 
     @property
     def sparring_state(self) -> Any:
@@ -303,8 +345,8 @@ class SparringState(pyspiel.State):  # type: ignore[misc]
         if self._live is None:
             self._live = _Live(bridge.game.new_state(int(action)))
             if self._recall is not None:
-                self._recall = [[bridge.observation_string(self._live.state, p)]
-                                for p in range(self.num_players())]  # fmt: skip
+                for p, seen in enumerate(self._recall):
+                    seen.append(bridge.observation_string(self._live.state, p))
             return
         if self._decisions >= bridge.max_game_length:
             raise ValueError(
@@ -318,7 +360,8 @@ class SparringState(pyspiel.State):  # type: ignore[misc]
         if self._recall is not None:
             self._remember(state, player, move, self._recall)
 
-    def _remember(self, state: Any, player: int, move: Any, recall: list[list[str]]) -> None:
+    def _remember(self, state: Any, player: int, move: Any, recall: _Recall) -> None:
+        """Add to every seat's record what it saw of ``player``'s ``move`` (now played)."""
         for p, seen in enumerate(recall):
             if p == player:
                 seen.append(f"> {json.dumps(move)}")
@@ -357,14 +400,14 @@ class SparringState(pyspiel.State):  # type: ignore[misc]
             self._recall = self._replay()
         return "\n".join(self._recall[player])
 
-    def _replay(self) -> list[list[str]]:
+    def _replay(self) -> _Recall:
         """Every seat's record, from the seed and the actions of this state's history."""
         history: Sequence[int] = self.history()
         if not history:
-            return [[] for _ in range(self.num_players())]
+            return _Recall([] for _ in range(self.num_players()))
         bridge = self._bridge
         state = bridge.game.new_state(int(history[0]))
-        recall = [[bridge.observation_string(state, p)] for p in range(self.num_players())]
+        recall = _Recall([bridge.observation_string(state, p)] for p in range(self.num_players()))
         for action in history[1:]:
             player, move = state.current_player(), bridge.actions[action]
             state.apply_action(move)
