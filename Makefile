@@ -25,7 +25,7 @@ help:  ## list the targets
 $(VENV)/.synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 \
 		|| $(PYTHON) -m pip install --quiet uv
-	$(UV) sync --locked --compile-bytecode
+	$(UV) sync --locked --compile-bytecode --extra pettingzoo --extra openspiel
 	@touch $@
 
 # The sandbox of outside programs (docs/SECURITY.md): bubblewrap, installed where we may.

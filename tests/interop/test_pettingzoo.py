@@ -216,3 +216,26 @@ def test_the_readmes_loop_runs_as_pasted():
     namespace: dict = {}
     exec(compile(code, "README.md", "exec"), namespace)  # the README's own code
     assert namespace["aec"].agents == []  # every agent stepped out: the game played to its end
+
+
+@pytest.mark.parametrize(
+    ("module", "package", "extra"),
+    [("sparring.interop.pettingzoo", "pettingzoo", "pettingzoo"),
+     ("sparring.interop.openspiel", "pyspiel", "openspiel")],
+)  # fmt: skip
+def test_without_its_extra_a_bridge_says_in_one_line_which_to_install(module, package, extra):
+    """A separate process where the package cannot be imported: one line naming the extra."""
+    import subprocess
+    import sys
+
+    code = f"import sys; sys.modules[{package!r}] = None; import {module}"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == (
+        f"ImportError: {module} needs {'PettingZoo' if extra == 'pettingzoo' else 'OpenSpiel'}: "
+        f"pip install 'sparring[{extra}]' (in a checkout: uv sync --extra {extra})"
+    ), done.stderr[-1500:]
+    control = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                             text=True, timeout=120)  # fmt: skip
+    assert control.returncode == 0, control.stderr[-1500:]  # with the extra: it imports

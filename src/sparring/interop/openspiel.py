@@ -62,7 +62,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import pyspiel
+
+try:
+    import pyspiel
+except ImportError:  # the optional extra: one line that says which
+    raise ImportError(
+        "sparring.interop.openspiel needs OpenSpiel: pip install 'sparring[openspiel]' "
+        "(in a checkout: uv sync --extra openspiel)"
+    ) from None
 
 from sparring import game_api
 

@@ -26,9 +26,16 @@ import json
 from typing import Any, ClassVar
 
 import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+
+try:
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
+except ImportError:  # the optional extra: one line that says which
+    raise ImportError(
+        "sparring.interop.pettingzoo needs PettingZoo: pip install 'sparring[pettingzoo]' "
+        "(in a checkout: uv sync --extra pettingzoo)"
+    ) from None
 
 from sparring import game_api
 from sparring.game_api import TERMINAL
