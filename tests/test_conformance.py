@@ -263,6 +263,57 @@ def test_the_builtin_table_is_read_on_first_use():
     assert registry.get("flagbots").num_players == 2
 
 
+def coins(rest: str) -> _CoinGame:
+    """A toy family's maker: ``coins:<fault>`` is the coin game with that fault (``none``)."""
+    if rest not in ("none", "wrong_player"):
+        raise ValueError(f"no coin game {rest!r}")
+    game = _CoinGame(rest)
+    game.name = f"coins:{rest}"  # (an instance's name: the family's game by its whole name)
+    return game
+
+
+def misnamed(rest: str) -> Game[int]:
+    return COIN  # named coin, not wrongly:<rest>
+
+
+FAMILIES = {"coins": "tests.test_conformance:coins", "wrongly": "tests.test_conformance:misnamed"}
+
+
+def test_a_family_makes_its_games_by_name_and_lists_none():
+    registry = Registry(families="tests.test_conformance:FAMILIES")
+    registry.register(COIN)
+    assert registry.families() == ("coins", "wrongly") and registry.registered() == ("coin",)
+    game = registry.get("coins:none")
+    assert game.name == "coins:none" and registry.get("coins:none") is game  # made once
+    assert check_random_games(game, 3).games == 3
+    assert registry.family("coins:none") == "coins" and registry.family("coin") is None
+    assert registry.family("coins:") is None and registry.family("nim:x") is None
+    assert registry.refusal("coins:none") is None and registry.refusal("coin") is None
+    assert registry.refusal("coins:nope") == (
+        "a registered game (coin) or coins:<game> or wrongly:<game>; no coin game 'nope'"
+    )
+    assert registry.refusal("nim") == "a registered game (coin) or coins:<game> or wrongly:<game>"
+    with pytest.raises(KeyError, match="no game 'nim'; registered: coin or coins:<game>"):
+        registry.get("nim")
+    with pytest.raises(ValueError, match="no coin game 'nope'"):
+        registry.get("coins:nope")
+    with pytest.raises(TypeError, match="made no sparring.game_api.Game named 'wrongly:x'"):
+        registry.get("wrongly:x")
+
+
+def test_the_openspiel_family_is_declared_without_importing_it():
+    code = (
+        "import sys; from sparring import game_api; "
+        "print(game_api.REGISTRY.families(), game_api.refusal('mus'), game_api.refusal('x:y'), "
+        "[m for m in sys.modules if m.startswith(('pyspiel', 'sparring.interop'))])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == (
+        "('openspiel',) None a registered game (poker, mus, flagbots, eleusis) or "
+        "openspiel:<game> []"
+    )
+
+
 # ---------------------------------------------------------------------------- traits
 
 

@@ -52,6 +52,13 @@ the hidden information an observation shows.
 The built-in games are listed once, in ``sparring.games``, as "module:attribute" references
 imported on first ``get``; a game of another installed distribution joins them through the entry
 point group ``sparring.games`` (``plugins``), and ``register`` adds one at run time (a test).
+
+A *family* is a whole set of games under one prefix (``sparring.games.FAMILIES``: prefix ->
+"module:function"): ``get("openspiel:connect_four")`` calls the family's function with the rest
+of the name (``"connect_four"``, any pyspiel game string) and keeps the ``Game`` it makes, named
+by the whole name. Its members are not listed by ``registered()`` (there is no end to them);
+``refusal(name)`` says whether a name is a game, registered or of a family (the family's module
+is imported only for a name with its prefix), and what is allowed when it is not.
 """
 
 from __future__ import annotations
@@ -190,12 +197,19 @@ def trait(game: str | object, name: str) -> Any:
 class Registry:
     """Games by name. ``builtin`` ("module:attribute" of a name -> reference table) is read
     on first use, so creating a registry imports no game; so is ``declared`` (name ->
-    "module:attribute" of the game's light declaration of its traits, a ``Traits``)."""
+    "module:attribute" of the game's light declaration of its traits, a ``Traits``) and
+    ``families`` (prefix -> "module:function" that makes a family's game from the rest of its
+    name, see the module docstring)."""
 
-    def __init__(self, builtin: str | None = None, declared: str | None = None) -> None:
+    def __init__(
+        self, builtin: str | None = None, declared: str | None = None, families: str | None = None
+    ) -> None:
         self._builtin, self._declared_table = builtin, declared
+        self._families_table = families
         self._games: dict[str, Game[Any] | str] = {}
         self._declared: dict[str, Traits | str] = {}
+        self._families: dict[str, str] = {}
+        self._made: dict[str, Game[Any]] = {}  # the families' games made so far, by name
 
     def _table(self) -> dict[str, Game[Any] | str]:
         if self._builtin is not None:
@@ -210,7 +224,47 @@ class Registry:
             self._declared_table = None
             for name, ref in declared.items():
                 self._declared.setdefault(name, ref)
+        if self._families_table is not None:
+            families: Mapping[str, str] = _resolve(self._families_table)
+            self._families_table = None
+            for prefix, ref in families.items():
+                self._families.setdefault(prefix, ref)
         return self._games
+
+    def families(self) -> tuple[str, ...]:
+        """The prefixes of the families of games (imports none of them)."""
+        self._table()
+        return tuple(self._families)
+
+    def family(self, name: str) -> str | None:
+        """The prefix of the family ``name`` would be a game of (``openspiel`` for
+        ``openspiel:connect_four``), or None: not a family's name, or a registered game's."""
+        games = self._table()
+        prefix, colon, rest = name.partition(":")
+        if name in games or not colon or not rest or prefix not in self._families:
+            return None
+        return prefix
+
+    def forms(self) -> str:
+        """The names of games, as an error lists what is allowed: the registered ones, then
+        each family's form (``openspiel:<game>``)."""
+        games = ", ".join(self.registered()) or "none"
+        families = [f"{prefix}:<game>" for prefix in self.families()]
+        return f"a registered game ({games})" + "".join(f" or {f}" for f in families)
+
+    def refusal(self, name: str) -> str | None:
+        """None when ``name`` is a game (a registered one, or one its family makes: made now,
+        importing the family's module); else what is allowed, with the family's reason for
+        refusing it where it is a family's name (``openspiel:no_such_game``)."""
+        if name in self._table():
+            return None
+        if self.family(name) is None:
+            return self.forms()
+        try:
+            self.get(name)
+        except (ValueError, ImportError) as exc:
+            return f"{self.forms()}; {_one_line(exc)}"
+        return None
 
     def traits(self, name: str) -> Any:
         """What the game ``name`` declares of itself: its light declaration when it has one
@@ -244,10 +298,18 @@ class Registry:
         return tuple(self._table())
 
     def get(self, name: str) -> Game[Any]:
-        """The game registered as ``name`` (imported now if it was a reference)."""
+        """The game registered as ``name`` (imported now if it was a reference), or the game
+        of a family its name gives (``openspiel:connect_four``: made now, then kept). A name
+        of neither is a KeyError; a family's name the family refuses, the family's ValueError
+        (an ImportError when the family needs what is not installed)."""
         games = self._table()
         if name not in games:
-            raise KeyError(f"no game {name!r}; registered: {', '.join(games) or 'none'}")
+            prefix = self.family(name)
+            if prefix is None:
+                families = "".join(f" or {f}:<game>" for f in self._families)
+                raise KeyError(f"no game {name!r}; registered: {', '.join(games) or 'none'}"
+                               f"{families}")  # fmt: skip
+            return self._member(prefix, name)
         game = games[name]
         if isinstance(game, str):
             ref, game = game, _resolve(game)
@@ -255,6 +317,21 @@ class Registry:
                 raise TypeError(f"{ref} is not a sparring.game_api.Game named {name!r}")
             games[name] = game
         return game
+
+    def _member(self, prefix: str, name: str) -> Game[Any]:
+        """The game ``name`` of the family ``prefix``, made by the family's function once."""
+        if name not in self._made:
+            ref = self._families[prefix]
+            game = _resolve(ref)(name.partition(":")[2])
+            if not isinstance(game, Game) or game.name != name:
+                raise TypeError(f"{ref} made no sparring.game_api.Game named {name!r}")
+            self._made[name] = game
+        return self._made[name]
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
 
 
 PLUGIN_GROUP = "sparring.games"
@@ -291,8 +368,12 @@ def _call(ref: str, args: tuple[Any, ...]) -> Any:
     return _resolve(ref)(*args)
 
 
-REGISTRY = Registry(builtin="sparring.games:GAMES", declared="sparring.games:TRAITS")
-"""Every game of the toolkit: the built-ins of ``sparring.games`` and any registered since."""
+REGISTRY = Registry(
+    builtin="sparring.games:GAMES", declared="sparring.games:TRAITS",
+    families="sparring.games:FAMILIES",
+)  # fmt: skip
+"""Every game of the toolkit: the built-ins of ``sparring.games`` and any registered since,
+and the games of its families (``openspiel:<game>``)."""
 
 
 def register(game: Game[Any] | str, name: str | None = None) -> None:
@@ -306,5 +387,11 @@ def registered() -> tuple[str, ...]:
 
 
 def get(name: str) -> Game[Any]:
-    """The registered game ``name``."""
+    """The registered game ``name``, or a family's (``openspiel:connect_four``)."""
     return REGISTRY.get(name)
+
+
+def refusal(name: str) -> str | None:
+    """None when ``name`` is a game of ``REGISTRY``, else what is allowed (see
+    ``Registry.refusal``): the config checks' one line for ``game=``."""
+    return REGISTRY.refusal(name)

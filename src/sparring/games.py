@@ -23,3 +23,10 @@ TRAITS: dict[str, str] = {
 """name -> "module:attribute" of each game's light declaration of its traits (a
 ``game_api.Traits`` its ``Game`` inherits, in a module that imports no engine): what the config
 checks read (table sizes, the game's own agent specs) without compiling a kernel."""
+
+FAMILIES: dict[str, str] = {
+    "openspiel": "sparring.interop.spiel_games:spiel_game",
+}
+"""prefix -> "module:function" that makes the ``game_api.Game`` of a family's game from the rest
+of its name: ``openspiel:connect_four``, ``openspiel:leduc_poker(players=2)`` (any pyspiel game
+string) are OpenSpiel's games, imported only when such a name is asked for."""

@@ -32,9 +32,23 @@ def test_a_gauntlet_puts_the_agent_against_each_of_the_field(pipeline_config):
         (["seats=3"], "seats=3 is not allowed: expected null: only poker has a table size"),
         (["game=poker", "seats=11"], "seats=11 is not allowed: expected an integer in 2..10"),
         (["game=flagbots", "agent='acpc:sh -c true'"], "an agent of flagbots (acpc:sh -c true"),
+        (["game=openspiel:no_such_game"], "or openspiel:<game>; OpenSpiel has no game"),
+        (["game='openspiel:leduc_poker(foo=1)'"], "OpenSpiel refuses 'leduc_poker(foo=1)'"),
+        (["game=openspiel:kuhn_poker", "agent=openspiel:mcts"], "a game of perfect information"),
+        (["game=poker", "field=[openspiel:uniform_random]"], "field[0]=openspiel:uniform_random"),
+        (["game=openspiel:kuhn_poker", "agent='openspiel:mcts:simulations=0'"], "1..1000000"),
     ],
 )
 def test_bad_contests_are_refused_in_one_line(pipeline_config, overrides, says):
     with pytest.raises(ConfigError) as error:
         pipeline_config("arena", *overrides)
     assert says in str(error.value) and "\n" not in str(error.value)
+
+
+def test_an_openspiel_game_takes_openspiel_bots_and_the_games_own_defaults(pipeline_config):
+    job = pipeline_config("arena", "game=openspiel:tic_tac_toe",
+                          "agent='openspiel:mcts:simulations=20,seed=3'",
+                          "field=[random,openspiel:uniform_random]")  # fmt: skip
+    assert job.plies == 2 and job.variant == ""  # a deterministic game: 2 random plies
+    kuhn = pipeline_config("arena", "game=openspiel:kuhn_poker", "agent=openspiel:uniform_random")
+    assert kuhn.plies == 0

@@ -57,7 +57,8 @@ CASES = [
     ("flagbots_bench", ["tracking.uri=http://127.0.0.1:9"], "no MLflow server answers"),
     ("arena", ["agent=alphago"], "agent=alphago is not allowed: expected an agent spec: one of"),
     ("arena", ["game=chess"],
-     "game=chess is not allowed: expected one of poker, mus, flagbots, eleusis"),
+     "game=chess is not allowed: expected a registered game (poker, mus, flagbots, eleusis) "
+     "or openspiel:<game>"),
     ("arena", ["agent=cmd:/no/such/bot"], "a program that exists (/no/such/bot: no such program)"),
     (
         "arena",

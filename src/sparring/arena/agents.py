@@ -13,6 +13,11 @@ Specs (``parse``; a bad one is one ``ConfigError`` line naming what is allowed):
   (``sparring.arena.protocol``), run under ``sandbox.Limits``;
 - ``acpc:<command line>``: an ACPC poker program, started with host and port appended and
   dealt to over TCP (``acpc_seat``), under the same limits;
+- ``openspiel:<bot>[:<param>=<value>,...]``: an OpenSpiel bot, in process, in OpenSpiel's games
+  (``openspiel:<game>``, the registry's family): ``openspiel:uniform_random[:seed=<n>]`` and
+  ``openspiel:mcts[:simulations=<n>,uct_c=<c>,rollouts=<n>,seed=<n>]`` (a game of perfect
+  information only), e.g. ``openspiel:mcts:simulations=200,uct_c=2,seed=1``
+  (``interop.spiel_games``);
 - Sparring's own: ``random`` and ``first`` (any game: a uniformly random or the first legal
   action), ``champion@<alias|version>`` (a registered champion; the pipeline reads it from the
   model registry and hands it to ``make`` as ``resolved``, and the game that declares the
@@ -24,9 +29,11 @@ Specs (``parse``; a bad one is one ``ConfigError`` line naming what is allowed):
   player, ``mus.players.Profile`` fields) and ``eleusis@<learner>[:<param>=<value>]`` (an
   Eleusis scientist that learns).
 
-Which game an agent plays (``AgentSpec.games``) is asked of the registry too: a game's own
-spec plays that game, an ``acpc:`` program or a champion the games whose ``agent_kinds`` hold
-its kind (poker's), any other every game.
+Which game an agent plays (``AgentSpec.plays``, ``AgentSpec.games``) is asked of the registry
+too: a game's own spec plays that game, an ``acpc:`` program, a champion or an OpenSpiel bot the
+games whose ``agent_kinds`` hold its kind (poker's; every game of the ``openspiel`` family, a
+family's own kind being named as the family), any other every game; ``AgentSpec.unfit`` adds
+what the agent itself refuses of a game it may play (MCTS in a game of imperfect information).
 """
 
 from __future__ import annotations
@@ -50,6 +57,8 @@ from sparring.runtime.errors import ConfigError
 from sparring.runtime.programs.program import Limits
 
 KINDS = "py:<module>:<Name>, cmd:<command line>, acpc:<command line>, random, first"
+OPENSPIEL = "openspiel"  # the kind of OpenSpiel's bots: interop.spiel_games.KIND
+GAME_KINDS = ("acpc", "champion", OPENSPIEL)  # kinds that play the games declaring them
 CHAMPION = "champion@<alias|version>"
 _CHAMPION = re.compile(r"^champion@(?:(\d+)|([A-Za-z_][\w-]*))$")
 _PY = re.compile(r"^py:([A-Za-z_][\w.]*):([A-Za-z_]\w*)$")
@@ -64,8 +73,9 @@ class Agent(Protocol):
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A parsed spec: ``kind`` (``py``, ``cmd``, ``acpc``, ``builtin``, ``champion``) and what
-    it names (a champion: ``alias`` or ``version`` of the registered model)."""
+    """A parsed spec: ``kind`` (``py``, ``cmd``, ``acpc``, ``builtin``, ``champion``,
+    ``openspiel``) and what it names (a champion: ``alias`` or ``version`` of the registered
+    model)."""
 
     text: str
     kind: str
@@ -77,20 +87,51 @@ class AgentSpec:
 
     @property
     def games(self) -> tuple[str, ...] | None:
-        """The games it can play (None: any): a game's own spec that game; an ACPC program
-        or a champion the games that declare its kind (``agent_kinds``)."""
-        if self.kind in ("acpc", "champion"):
+        """The games it can play (None: any), as an error lists them: a game's own spec that
+        game; an ACPC program, a champion or an OpenSpiel bot the registered games that declare
+        its kind (``agent_kinds``) and the family named as its kind (``openspiel:<game>``)."""
+        if self.kind in GAME_KINDS:
             return tuple(
                 g for g in game_api.registered() if self.kind in game_api.trait(g, "agent_kinds")
-            )
+            ) + tuple(f"{f}:<game>" for f in game_api.REGISTRY.families() if f == self.kind)
         if self.kind == "builtin" and "@" in self.text:
             return (own_game(self.text),)
+        return None
+
+    def plays(self, game: str) -> bool:
+        """Whether it plays the game ``game`` (a registered game's name, or a family's: that
+        game is made now to be asked, ``openspiel:<game>`` importing pyspiel)."""
+        if self.kind in GAME_KINDS:
+            return self.kind in game_api.trait(game, "agent_kinds")
+        if self.kind == "builtin" and "@" in self.text:
+            return own_game(self.text) == game
+        return True
+
+    def unfit(self, game: str) -> str | None:
+        """Why it cannot play ``game`` (None: it can), as a ``ConfigError`` says what is
+        expected: a game it does not play, or (an OpenSpiel bot) one it refuses."""
+        if not self.plays(game):
+            return f"an agent of {game} ({self.text} plays {', '.join(self.games or ())})"
+        if self.kind == OPENSPIEL:
+            from sparring.interop import spiel_games
+
+            why = spiel_games.misfit(self.text, game_api.get(game))
+            if why:
+                return f"an agent that can play {game} ({self.text}: {why})"
         return None
 
     def digest(self) -> str:
         """What identifies the agent's code: the program file's SHA-256 (a ``cmd:`` spec's
         executable, or its script when the executable is an interpreter), the module file's
-        for ``py:``, the spec itself for a built-in."""
+        for ``py:``, the spec itself for a built-in, with OpenSpiel's version for its bots."""
+        if self.kind == OPENSPIEL:
+            from importlib.metadata import PackageNotFoundError, version
+
+            try:
+                release = version("open_spiel")
+            except PackageNotFoundError:
+                release = "none"
+            return hashlib.sha256(f"{self.text}|open_spiel {release}".encode()).hexdigest()[:16]
         path: Path | None = None
         if self.kind in ("cmd", "acpc"):
             scripts = [Path(a) for a in self.argv[1:] if Path(a).is_file()]
@@ -123,8 +164,10 @@ def own_game(text: str) -> str:
 
 def allowed() -> str:
     """Every form of agent spec, as an error lists them (the games' own from the registry)."""
+    from sparring.interop.spiel_games import FORMS
+
     own = [form for g in game_api.registered() for form in game_api.trait(g, "house_agents")]
-    return ", ".join([KINDS, CHAMPION, *own])
+    return ", ".join([KINDS, *FORMS, CHAMPION, *own])
 
 
 def _house_maker(text: str, key: str) -> Any:
@@ -182,6 +225,14 @@ def parse(text: str, key: str = "agent") -> AgentSpec:
                               f"called with no arguments that makes one ({module}.{attribute} "
                               f"is not)")  # fmt: skip
         return AgentSpec(text, "py", module=module, attribute=attribute)
+    if text.startswith(f"{OPENSPIEL}:"):
+        from sparring.interop.spiel_games import parse_bot
+
+        try:
+            parse_bot(text)  # (reads the spec alone: no pyspiel)
+        except ValueError as exc:
+            raise ConfigError(key, text, str(exc)) from None
+        return AgentSpec(text, OPENSPIEL)
     if text in ("random", "first"):
         return AgentSpec(text, "builtin")
     if text.startswith("champion@"):
@@ -279,6 +330,10 @@ def make(
         if not callable(getattr(agent, "act", None)):
             raise ConfigError("agent", spec.text, "an object with act(observation, legal)")
         return agent
+    if spec.kind == OPENSPIEL:
+        from sparring.interop.spiel_games import SpielBotAgent
+
+        return SpielBotAgent(spec.text)
     if spec.kind == "champion":
         if resolved is None:
             raise ValueError(f"{spec.text}: its chromosome was not read from the registry")

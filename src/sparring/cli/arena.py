@@ -15,7 +15,8 @@ from sparring.games import GAMES
 COMMAND = HydraCommand(
     "arena",
     "any agent against any other (py:module:Class, cmd:<program>, acpc:<ACPC poker program>, "
-    f"Sparring's own) in {', '.join(GAMES)} or a plugin's game: a gauntlet, a round robin or "
+    f"Sparring's own, openspiel:<bot>) in {', '.join(GAMES)}, a plugin's game or any OpenSpiel "
+    "game (openspiel:<game>): a gauntlet, a round robin or "
     "an SPRT head-to-head, sandboxed, "
     "fanned out on Ray (pipelines/arena.py; Hydra overrides follow, e.g. game=flagbots "
     "agent=random 'field=[first]')",

@@ -10,7 +10,7 @@ from sparring.arena.agents import parse
 from sparring.arena.sprt import SPRT
 from sparring.config import checks
 from sparring.config.common import StorageConfig
-from sparring.game_api import registered, trait
+from sparring.game_api import refusal, registered, trait
 from sparring.runtime.errors import ConfigError
 from sparring.runtime.programs.program import Limits
 from sparring.runtime.ray.settings import RayConfig
@@ -135,8 +135,10 @@ class ArenaConfig:
 
     def __post_init__(self) -> None:
         games = registered()  # the built-ins and installed plugins (imports no game)
-        if self.game not in games:
-            raise ConfigError("game", self.game, f"one of {', '.join(games)}")
+        # a family's game (openspiel:<game>) is made now to be checked: pyspiel, for that name
+        refused = refusal(self.game)
+        if refused:
+            raise ConfigError("game", self.game, refused)
         if self.seats is not None:
             sizes = trait(self.game, "table_sizes")  # (a game's light declaration: no engine)
             if not sizes:
@@ -153,10 +155,11 @@ class ArenaConfig:
             raise ConfigError("field", self.field, "two or more agent specs for a round robin")
         for i, text in enumerate(self.entrants):
             first = i == 0 and self.under_test
-            spec = parse(str(text), "agent" if first else f"field[{i - bool(self.under_test)}]")
-            if spec.games is not None and self.game not in spec.games:
-                raise ConfigError("agent", text, f"an agent of {self.game} ({text} plays "
-                                  f"{', '.join(spec.games)})")  # fmt: skip
+            key = "agent" if first else f"field[{i - bool(self.under_test)}]"
+            spec = parse(str(text), key)
+            unfit = spec.unfit(self.game)  # another game's agent, or a bot the game does not fit
+            if unfit:
+                raise ConfigError(key, text, unfit)
         if len(set(self.entrants)) != len(self.entrants):
             raise ConfigError("field", self.field, "distinct agents (one of them is named twice)")
         # a contest lays out its blocks and keeps its units' results in memory: bounded up front
