@@ -19,6 +19,9 @@ MCTS = "openspiel:mcts:simulations=50"
 
 def _contest(tmp_path: Path, *args: str) -> dict:
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    # a fixed store key (runtime.storage.keys): the same openings every run, one contest
+    (tmp_path / "arena").mkdir(exist_ok=True)
+    (tmp_path / "arena" / ".key").write_bytes(bytes(range(32)))
     done = run_pipeline("arena", "game=openspiel:tic_tac_toe", *args,
                         f"output_dir={tmp_path / 'arena'}", f"tracking.uri={uri}", cwd=tmp_path,
                         timeout=600)  # fmt: skip
