@@ -41,8 +41,8 @@ class TrackingConfig:
     @classmethod
     def of(cls, value: TrackingConfig | Mapping[str, Any] | Any | None) -> TrackingConfig:
         """``value`` as a ``TrackingConfig``: itself, or a mapping (a Hydra node) of some of
-        its fields, the rest their defaults; an unknown key is a ``ConfigError`` naming the
-        allowed ones. None: every default."""
+        its fields, the rest their defaults (but no artifact root: MLflow's own); an unknown key
+        is a ``ConfigError`` naming the allowed ones. None: the same for an empty mapping."""
         if isinstance(value, cls):
             return value
         given = {k: v for k, v in to_container(value or {}).items()}
@@ -54,6 +54,10 @@ class TrackingConfig:
             )
         if given.get("uri") is None:
             given.pop("uri", None)  # (null reads as the default store)
+        # A mapping that names no artifact root leaves it to MLflow (a tracking server's own,
+        # served artifacts), as it always has: the schema's ``mlartifacts`` is the pipelines'
+        # choice, made in conf/tracking/*.yaml, not a library caller's.
+        given.setdefault("artifact_root", None)
         try:
             return cls(**given)
         except ConfigError as exc:
