@@ -1,8 +1,9 @@
 """Every game with the bridge methods as an OpenSpiel game (``sparring.interop.openspiel``):
 OpenSpiel's own ``random_sim_test``, a playout's returns equal to the game's for the same seed
 and actions, the chance node over seeds, observation tensors equal to ``encode``, information
-states of perfect recall, OpenSpiel's MCTS playing through the bridge, and one-line refusals
-(a game without ``actions``, a game past its declared bounds)."""
+states of perfect recall, OpenSpiel's MCTS playing through the bridge, OpenSpiel's CFR solving
+the smallest poker of Sparring's rules, and one-line refusals (a game without ``actions``, a
+game past its declared bounds)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import sys
 import numpy as np
 import pyspiel
 import pytest
-from open_spiel.python.algorithms import mcts
+from open_spiel.python import policy as policy_lib
+from open_spiel.python.algorithms import cfr, exploitability, mcts
 
 from sparring import game_api
 from sparring.game_api import Registry
@@ -298,6 +300,32 @@ def test_openspiels_mcts_plays_flagbots_through_the_bridge():
         mirror.apply_action(game.sparring_game.actions()[action])
         assert state.sparring_state.to_text() == mirror.to_text()
     assert state.sparring_state.ply == 3
+
+
+def test_openspiels_cfr_solves_preflop_poker_through_the_bridge():
+    """Sparring's poker with one betting round (``variant=streets=1``: preflop, then the
+    showdown on the whole board) over 8 deals, under OpenSpiel's CFR: the average policy's
+    NashConv (what both best responses gain against it, in chips) falls as CFR iterates, to a
+    twentieth of the uniform policy's. The control: uniform play is far from equilibrium."""
+    game = pyspiel.load_game("python_sparring_poker", {"variant": "streets=1", "num_seeds": 8})
+    assert game.sparring_game.streets == 1 and game.num_players() == 2
+    uniform = exploitability.nash_conv(game, policy_lib.UniformRandomPolicy(game))
+    assert uniform > 1.0  # chips a best response wins against random play
+    solver = cfr.CFRSolver(game)
+    conv = []
+    for iteration in range(1, 101):
+        solver.evaluate_and_update_policy()
+        if iteration in (10, 100):
+            conv.append(exploitability.nash_conv(game, solver.average_policy()))
+    assert conv[1] < conv[0] < uniform
+    assert conv[1] < uniform / 20, (uniform, conv)
+
+
+def test_a_poker_variant_other_than_streets_is_refused_in_one_line():
+    with pytest.raises(ValueError, match=r"expected streets=<1..4>"):
+        pyspiel.load_game("python_sparring_poker", {"variant": "streets=5"})
+    with pytest.raises(ValueError, match=r"expected streets=<1..4>"):
+        pyspiel.load_game("python_sparring_poker", {"variant": "board=3"})
 
 
 def test_a_game_without_actions_is_refused_in_one_line():

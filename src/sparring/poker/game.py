@@ -51,16 +51,23 @@ from sparring.poker.traits import PokerTraits
 
 BOARD_SHOWN = (0, 3, 4, 5)
 """Board cards visible on each street."""
+STREETS = len(BOARD_SHOWN)
+"""Betting rounds of a hand of hold'em: preflop, flop, turn, river."""
 
 
 class HoldemHand:
     """One hand in progress (see the module docstring). ``holes[s]`` and ``board`` are cards."""
 
-    def __init__(self, holes: list[tuple[int, int]], board: list[int]) -> None:
+    def __init__(
+        self, holes: list[tuple[int, int]], board: list[int], streets: int = STREETS
+    ) -> None:
         n = len(holes)
         if not MIN_SEATS <= n <= MAX_SEATS or len(board) != 5:
             raise ValueError(f"a hand has {MIN_SEATS}..{MAX_SEATS} hole pairs and 5 board cards")
+        if not 1 <= streets <= STREETS:
+            raise ValueError(f"a hand has 1..{STREETS} betting rounds, not {streets}")
         self.n, self.holes, self.board = n, [tuple(h) for h in holes], list(board)
+        self.last_street = streets - 1  # the betting round after which the hand shows down
         # the cards' texts, made once: an observation is asked for at every decision
         self.hole_texts = [tuple(CARD_TEXTS[c] for c in h) for h in self.holes]
         self.board_texts = tuple(CARD_TEXTS[c] for c in self.board)
@@ -97,7 +104,7 @@ class HoldemHand:
                 if self.active[self.seat] and not self.acted[self.seat]:
                     return
                 self.seat = (self.seat + 1) % n
-        if sum(self.active) == 1 or self.street == 3:
+        if sum(self.active) == 1 or self.street == self.last_street:
             self._settle()
         else:
             self._start_street(self.street + 1)
@@ -169,7 +176,7 @@ class HoldemHand:
             "seats": self.n,
             "button": self.n - 1,
             "hole": list(self.hole_texts[player]),
-            "board": list(self.board_texts[: BOARD_SHOWN[self.street]]),
+            "board": list(self.board_texts[: self._board_shown()]),
             "street": STREET_NAMES[self.street],
             "to_act": self.current_player(),
             "to_call": self.owed(player),
@@ -194,7 +201,12 @@ class HoldemHand:
         """The cards ``player`` may not see now: others' hole cards (until a showdown shows
         them) and the board not yet dealt."""
         others = [s for s in range(self.n) if s != player and s not in self.shown]
-        return [c for s in others for c in self.holes[s]] + self.board[BOARD_SHOWN[self.street] :]
+        return [c for s in others for c in self.holes[s]] + self.board[self._board_shown() :]
+
+    def _board_shown(self) -> int:
+        """Board cards seen now: the street's, and all five once a showdown has shown hands
+        (a hand of fewer ``streets`` shows down on the whole board)."""
+        return 5 if self.shown else BOARD_SHOWN[self.street]
 
 
 def _texts(cards: Any) -> list[str]:
@@ -202,25 +214,40 @@ def _texts(cards: Any) -> list[str]:
 
 
 class Holdem(PokerTraits):
-    """Fixed-limit hold'em as a ``game_api.Game``: one hand at ``seats`` seats."""
+    """Fixed-limit hold'em as a ``game_api.Game``: one hand at ``seats`` seats, of ``streets``
+    betting rounds (4, the game; fewer is a smaller poker of the same rules, see
+    ``with_variant``)."""
 
     name = "poker"
     constant_sum = 0.0
 
-    def __init__(self, seats: int = 2) -> None:
+    def __init__(self, seats: int = 2, streets: int = STREETS) -> None:
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise ValueError(f"a table has {MIN_SEATS}..{MAX_SEATS} seats, got {seats}")
-        self.num_players = seats
+        if isinstance(streets, bool) or not isinstance(streets, int) or not 1 <= streets <= 4:
+            raise ValueError(f"streets: 1..{STREETS} betting rounds, not {streets!r}")
+        self.num_players, self.streets = seats, streets
 
     def at_table(self, seats: int) -> Holdem:
         """The game at ``seats`` seats: at n seats a unit is n hands of one deal, A in each
         seat once, B in the others (a duplicate rotation)."""
-        return Holdem(seats)
+        return Holdem(seats, self.streets)
+
+    def with_variant(self, variant: str) -> Holdem:
+        """The game in ``variant``, ``streets=<1..4>``: the hand shows down on the whole board
+        after that many betting rounds (``streets=1``: preflop betting only, a poker small
+        enough for OpenSpiel's CFR to solve). Anything else is a ValueError saying what is
+        allowed."""
+        key, _, value = variant.partition("=")
+        if key.strip() != "streets" or not value.strip().isdigit() or not 1 <= int(value) <= 4:
+            raise ValueError(f"poker variant {variant!r}: expected streets=<1..{STREETS}>")
+        return Holdem(self.num_players, int(value))
 
     def new_state(self, seed: int) -> HoldemHand:
         n = self.num_players
         deck = [int(c) for c in np.random.default_rng(seed).permutation(52)[: 2 * n + 5]]
-        return HoldemHand([(deck[2 * s], deck[2 * s + 1]) for s in range(n)], deck[2 * n :])
+        holes = [(deck[2 * s], deck[2 * s + 1]) for s in range(n)]
+        return HoldemHand(holes, deck[2 * n :], self.streets)
 
     # ---------------------------------------------------------------- for the bridges (#50)
     def actions(self) -> Sequence[str]:
