@@ -12,12 +12,14 @@ export RAY_AUTH_MODE ?= token
 # MLflow 3's usage telemetry off (the MLflow servers and UI below too; =false turns it on)
 export MLFLOW_DISABLE_TELEMETRY ?= true
 export PYTHONUNBUFFERED := 1
+# MkDocs' banner about its successor, printed on every build
+export NO_MKDOCS_2_WARNING := 1
 # Python's bytecode caches, kept on even where the environment turns them off: without them every
 # process (each Ray worker, each pipeline) compiles all it imports again (`import mlflow`: 7.7 s
 # against 2.6 s). The locked packages are compiled once, at sync.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: help setup sandbox-tool run test test-fast lint bench mlflow-ui mlflow-server clean clean-cache
+.PHONY: help setup sandbox-tool run test test-fast lint bench docs docs-serve mlflow-ui mlflow-server clean clean-cache
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -28,7 +30,7 @@ $(VENV)/.synced: pyproject.toml uv.lock
 	$(UV) sync --locked --compile-bytecode --extra pettingzoo --extra openspiel
 	@touch $@
 
-# The sandbox of outside programs (docs/SECURITY.md): bubblewrap, installed where we may.
+# The sandbox of outside programs (docs/operations/security.md): bubblewrap, installed where we may.
 sandbox-tool:
 	@command -v bwrap >/dev/null 2>&1 || { \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
@@ -85,7 +87,7 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 
 # Two test processes (pytest-xdist, a file each at a time, the long folders first) on the
 # session's one local Ray head: 13-15 minutes on 2 cores against 24-25 for one
-# (benchmarks/RESULTS.md). TEST_WORKERS=0: one process, the collected order.
+# (benchmarks/LOG.md, 2026-12-03). TEST_WORKERS=0: one process, the collected order.
 TEST_WORKERS ?= 2
 
 test: setup  ## the whole test suite (slow exhaustive checks included)
@@ -109,6 +111,15 @@ bench: setup  ## benchmarks against their baselines (quick mode); see benchmarks
 	$(PY) benchmarks/player_model.py --quick
 	$(PY) benchmarks/storage.py --quick
 
+DOCS_PORT ?= 8000
+docs: setup  ## the documentation site into site/ (generated pages refreshed; no broken link)
+	$(PY) docs/generate.py
+	$(VENV)/bin/mkdocs build --strict
+	@echo "The site: $(CURDIR)/site/index.html (or: make docs-serve)"
+
+docs-serve: setup  ## serve the documentation site on http://127.0.0.1:8000, rebuilt on every edit
+	$(VENV)/bin/mkdocs serve --strict --dev-addr 127.0.0.1:$(DOCS_PORT)
+
 MLFLOW_PORT ?= 5000
 mlflow-server: setup  ## an MLflow tracking server on 127.0.0.1 (sqlite backend, served artifacts)
 	@# without MLflow's job runner (seven processes for GenAI jobs Sparring never submits; sparring.runtime.tracking.servers)
@@ -125,4 +136,4 @@ clean-cache:  ## drop numba's compiled kernels (frees disk; never needed for cor
 	rm -rf "$${SPARRING_KERNEL_CACHE:-$$HOME/.cache/sparring/kernels}"
 
 clean:  ## remove outputs of runs (keeps .venv)
-	rm -rf outputs multirun data mlartifacts mlflow.db .pytest_cache
+	rm -rf outputs multirun data mlartifacts mlflow.db .pytest_cache site

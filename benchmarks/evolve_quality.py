@@ -9,7 +9,7 @@ and at fixed generations its champion plays the held-out deals against each of t
 baseline tables (``ga.champion.benchmark``: bb/100 with 95% intervals). Reported per config:
 the mean over seeds at each checkpoint, how many seeds beat every table (lower bound > 0) and
 the first generation at which each seed did. Writes ``benchmarks/evolve_quality.png`` and prints
-a markdown table for RESULTS.md. Finally the last champions of every config and seed play a
+a markdown table for LOG.md. Finally the last champions of every config and seed play a
 league with the five baselines (``pipelines.league``: both seatings, Bradley–Terry ratings),
 and each config's mean rating says which makes the stronger players against each other, not
 only against the baselines. The figures as JSON on the last line.

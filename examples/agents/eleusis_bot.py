@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A minimal Eleusis scientist for the arena (docs/PROTOCOLS.md): it keeps the suit and the
-number of its last guess that the feedback said were right and draws the rest at random
-(seeded by the game's seed). Imports nothing of Sparring."""
+"""A minimal Eleusis scientist for the arena (docs/reference/protocols.md): it keeps the suit
+and the number of its last guess that the feedback said were right and draws the rest at
+random (seeded by the game's seed). Imports nothing of Sparring."""
 
 import json
 import random

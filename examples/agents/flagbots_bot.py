@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A minimal FlagBots bot for the arena (docs/PROTOCOLS.md): a legal move chosen at random,
-the same ones for the same game (seeded by the game's seed and seat). Imports nothing of
-Sparring."""
+"""A minimal FlagBots bot for the arena (docs/reference/protocols.md): a legal move chosen at
+random, the same ones for the same game (seeded by the game's seed and seat). Imports nothing
+of Sparring."""
 
 import json
 import random

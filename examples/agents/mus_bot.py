@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A minimal Mus bot for the arena (docs/PROTOCOLS.md), a cautious one: it asks for no mus,
-passes, and declines every bet offered to it (paso, no_mus, no_quiero: whichever is legal),
-else takes the first legal action. Imports nothing of Sparring."""
+"""A minimal Mus bot for the arena (docs/reference/protocols.md), a cautious one: it asks for
+no mus, passes, and declines every bet offered to it (paso, no_mus, no_quiero: whichever is
+legal), else takes the first legal action. Imports nothing of Sparring."""
 
 import json
 import sys

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""A minimal poker bot for the arena (docs/PROTOCOLS.md): raises with a pair, an ace or a king
-in the hole, or when the board pairs one of its cards; otherwise checks or calls, and folds to
-a bet only after the flop with nothing. Imports nothing of Sparring."""
+"""A minimal poker bot for the arena (docs/reference/protocols.md): raises with a pair, an ace
+or a king in the hole, or when the board pairs one of its cards; otherwise checks or calls, and
+folds to a bet only after the flop with nothing. Imports nothing of Sparring."""
 
 import json
 import sys

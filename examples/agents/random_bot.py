@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A minimal arena bot for any game: answers every decision with a random legal action.
 
-It imports nothing of Sparring: the line protocol (docs/PROTOCOLS.md) is all it needs.
+It imports nothing of Sparring: the line protocol (docs/reference/protocols.md) is all it
+needs.
     sparring arena ... 'cmd:python3 examples/agents/random_bot.py'
 """
 

@@ -60,6 +60,32 @@ def test_mcts_beats_random_at_tic_tac_toe_and_the_sprt_says_so(tmp_path):
     assert sprt["tags"]["sprt_decision"] == "H1", sprt["stdout"]
 
 
+def test_a_round_robin_of_openspiel_bots_rates_them_with_intervals(tmp_path):
+    """A league of OpenSpiel's bots and Sparring's random player in kuhn_poker (chance and
+    imperfect information) and tic-tac-toe: every pair plays, the ratings (Elo scale, mean 0)
+    come with intervals that hold them, and the strong search is rated above random play."""
+    league = _contest(tmp_path, "kind=round_robin", "agent=null", "units=8", "block=4",
+                      f'field=["{MCTS}","openspiel:mcts:simulations=2",random]')  # fmt: skip
+    ratings = {k.removeprefix("rating/"): v for k, v in league["metrics"].items()
+               if k.startswith("rating/") and not k.endswith(("_low", "_high"))}  # fmt: skip
+    assert len(ratings) == 3, sorted(league["metrics"])
+    assert abs(sum(ratings.values())) < 1e-6  # mean 0
+    for name, value in ratings.items():
+        m = league["metrics"]
+        assert m[f"rating/{name}_low"] <= value <= m[f"rating/{name}_high"], name
+    strong = next(v for k, v in ratings.items() if "simulations_50" in k)
+    assert strong > ratings["random"], ratings
+    assert len(league["games"]) == 3 * 8 * 2  # three pairs, each unit a game on each side
+
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    done = run_pipeline("arena", "game=openspiel:kuhn_poker", "kind=round_robin", "agent=null",
+                        "field=[openspiel:uniform_random,random,first]", "units=20", "block=10",
+                        f"output_dir={tmp_path / 'arena'}", f"tracking.uri={uri}", cwd=tmp_path,
+                        timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "kuhn_poker" in done.stdout and "rating" in done.stdout.lower(), done.stdout
+
+
 @pytest.mark.parametrize(
     "overrides, says",
     [

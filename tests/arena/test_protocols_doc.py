@@ -1,11 +1,11 @@
-"""docs/PROTOCOLS.md's transcripts are real: each game is replayed with the seed its start line
-names, seat 0 answering what the transcript says, and every line the arena writes must match."""
+"""The wire protocols page's transcripts (docs/reference/protocols.md) are real: each game is
+replayed with the seed its start line names, seat 0 answering what the transcript says, and
+every line the arena writes must match."""
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -13,13 +13,15 @@ from sparring import game_api
 from sparring.arena.agents import RandomAgent
 from sparring.arena.play import play_game, seat_seed
 from sparring.arena.protocol import PROTOCOL_VERSION, Transcript
+from tests.helpers.docs import page
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "PROTOCOLS.md"
+DOC = "reference/protocols.md"
+FLAGBOTS = "rules/flagbots.md"  # FlagBots' rules and action encoding
 
 
 def transcripts() -> dict[str, list[str]]:
-    text = DOC.read_text()
-    found = re.findall(r"^## (\w+)\n.*?```jsonl\n(.*?)```", text, flags=re.S | re.M)
+    text = page(DOC)
+    found = re.findall(r"^### (\w+)\n.*?```jsonl\n(.*?)```", text, flags=re.S | re.M)
     return {name: body.strip().splitlines() for name, body in found}
 
 
@@ -35,6 +37,7 @@ class Scripted:
 
 # each transcript's game: its chance seed, and the secret its start seeds are keyed by
 CHANCE = {"flagbots": 0, "poker": 3, "mus": 5, "eleusis": 0}
+# (the bytes the transcripts were made with, from the page's first name: a constant)
 SECRET = b"the transcripts of docs/PROTOCOLS.md"[:32].ljust(32, b".")
 
 
@@ -69,14 +72,15 @@ def test_the_sandbox_paragraph_says_a_detached_child_is_ended_with_its_program()
     """What the keeper does (``runtime.programs.keeper``; proved by tests/arena/test_sandbox.py::
     test_a_child_in_a_session_of_its_own_is_ended_with_the_bot), the document says: a child
     started with ``setsid`` leaves the group, not the tree, and is ended with its program."""
-    text = " ".join(DOC.read_text().split())
+    text = " ".join(page(DOC).split())
     [sentence] = [s for s in re.split(r"(?<=\.) (?=[A-Z])", text) if "(`setsid`)" in s]
     assert "not ended" not in sentence and "is ended with it" in sentence, sentence
 
 
 def test_the_flagbots_action_encoding_the_document_gives_is_the_engines():
-    """The worked example of docs/PROTOCOLS.md: c2 is cell 11, its steps and self-destruct."""
-    text = " ".join(DOC.read_text().split())
+    """The worked example of the FlagBots rules page: c2 is cell 11, its steps and
+    self-destruct."""
+    text = " ".join(page(FLAGBOTS).split())
     start = game_api.get("flagbots").new_state(0)
     for action, move in ((105, "c2-c3"), (106, "c2-d3"), (107, "x c2")):
         assert start.move_text(action) == move and action in start.legal_actions()

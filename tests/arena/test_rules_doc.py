@@ -1,12 +1,13 @@
-"""docs/RULES.md states the rules the engines play: its tables and worked examples are read
-from the page and checked against poker, Mus and Eleusis as ``sparring.game_api`` runs them
-(no Ray: each game is played in process, a few hands at most)."""
+"""The rules pages of the site (docs/rules/: poker, Mus, FlagBots, Probabilistic Eleusis) state
+the rules the engines play: their tables and worked examples are read from the pages and
+checked against the games as ``sparring.game_api`` runs them (no Ray: each game is played in
+process, a few hands at most)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import re
-from pathlib import Path
 
 import pytest
 
@@ -16,31 +17,20 @@ from sparring.eleusis.game import Eleusis
 from sparring.mus import cards as mus_cards
 from sparring.mus.keys import JUEGO_ORDER, chica_key, grande_key, juego_key, pares_key, winner
 from sparring.poker import rules as poker_rules
+from sparring.poker.bots import baseline
+from sparring.poker.catalog import N_GENES
 from sparring.poker.game import BOARD_SHOWN, Holdem
+from tests.helpers import docs
+from tests.helpers.docs import page
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "RULES.md"
+PAGES = ("rules/poker.md", "rules/mus.md", "rules/flagbots.md", "rules/eleusis.md")
+POKER, MUS, FLAGBOTS, ELEUSIS = PAGES
 
 
-def text() -> str:
-    return DOC.read_text()
-
-
-def section(*headings: str) -> str:
-    """The text under the last of ``headings`` (each looked for after the one before), up to
-    the next heading of the same or a higher level."""
-    lines, start = text().splitlines(), 0
-    for heading in headings:
-        start = lines.index(heading, start) + 1
-    level = len(headings[-1]) - len(headings[-1].lstrip("#"))
-    end = next(
-        (
-            i
-            for i in range(start, len(lines))
-            if lines[i].startswith("#") and len(lines[i]) - len(lines[i].lstrip("#")) <= level
-        ),
-        len(lines),
-    )
-    return "\n".join(lines[start:end])
+def section(name: str, heading: str) -> str:
+    """The text of page ``name`` under ``heading`` (a whole line), up to the next heading of the
+    same or a higher level."""
+    return docs.section(page(name), heading)
 
 
 def table(body: str) -> list[list[str]]:
@@ -61,11 +51,8 @@ def flat(body: str) -> str:
 
 
 # ---------------------------------------------------------------------------------- poker
-POKER = "## Poker: fixed-limit Texas hold'em"
-
-
 def test_the_poker_streets_bet_sizes_and_cap_are_the_engines():
-    rows = table(section(POKER, "### The deal"))
+    rows = table(section(POKER, "## The deal"))
     assert [r[0] for r in rows] == list(poker_rules.STREET_NAMES)
     for street, (_, shown, size, most) in enumerate(rows):
         assert int(shown) == BOARD_SHOWN[street]
@@ -78,7 +65,7 @@ def _seat(cell: str) -> int:
 
 
 def test_the_poker_blinds_and_first_to_act_are_the_engines():
-    rows = table(section(POKER, "### Seats, blinds, who acts first"))
+    rows = table(section(POKER, "## Seats, blinds, who acts first"))
     tables = {"heads-up (n = 2)": [2], "n = 3 .. 10": range(3, 11)}
     assert [r[0] for r in rows] == list(tables)
     for (name, sb, bb, preflop, after), sizes in zip(rows, tables.values(), strict=True):
@@ -95,7 +82,7 @@ def test_the_poker_blinds_and_first_to_act_are_the_engines():
 
 
 def test_the_poker_worked_example_is_the_hand_the_engine_deals_and_plays():
-    body = section(POKER, "### Poker: worked example")
+    body = section(POKER, "## Worked example")
     words = flat(body)
     cards = re.search(r"seat 0 holds (.+?), seat 1 (.+?), and the board will be (.+?)\.", words)
     hole0, hole1, board = (g.replace("`", "").split() for g in cards.groups())
@@ -118,7 +105,7 @@ def test_the_poker_worked_example_is_the_hand_the_engine_deals_and_plays():
 
 
 def test_the_ten_seat_opening_the_document_gives_is_the_engines():
-    words = flat(section(POKER, "### Poker: worked example"))
+    words = flat(section(POKER, "## Worked example"))
     assert (
         "the first `act` goes to seat 2 with `to_call` 2, `bets` 1, `pot` 3 and `legal` = "
         '`["fold", "call", "raise"]`'
@@ -130,12 +117,59 @@ def test_the_ten_seat_opening_the_document_gives_is_the_engines():
     assert obs["contributions"][:2] == [1, 2] and hand.legal_actions() == ["fold", "call", "raise"]
 
 
+def test_the_chromosomes_buckets_and_gene_index_are_the_engines():
+    body = section(POKER, "### After the flop: the genes")
+    counts = [int(re.search(r"\((\d+)\)$", buckets).group(1)) for _, buckets in table(body)]
+    assert counts == [3, 5, 3, 4, 3] and N_GENES == 3 * 5 * 3 * 4 * 3
+    formula = re.search(r"the gene's index is `([^`]+)`", flat(body)).group(1)
+    names = ("street", "opponents", "still_to_act", "bets_to_call", "pot")
+    assert all(name in formula for name in names)
+    index = eval("lambda " + ", ".join(names) + ": " + formula.replace("×", "*"))
+    seen = set()
+    buckets = itertools.product(range(3), range(5), range(3), range(4), range(3))
+    for street, opp, act, call, pot in buckets:  # and situations at each end of the pot's
+        for chips in ((3, 11), (12, 23), (24, 200))[pot]:  # < 3 big bets of 4 chips, 3-6, >= 6
+            engine = poker_rules.gene_index(street + 1, opp + 1, act, call, chips)
+            assert index(street, opp, act, call, pot) == engine
+            seen.add(engine)
+    assert seen == set(range(N_GENES))
+
+
+def test_the_worked_gene_is_the_engines_and_the_tight_aggressive_players():
+    words = flat(section(POKER, "### After the flop: the genes"))
+    example = re.search(
+        r"on the (\w+), against (\d+) opponents, with (\d+) player still to act after this "
+        r"one, (\d+) bet \((\d+) chips\) to call and a pot of (\d+) chips \(\d+ big bets\), "
+        r"the gene is number \*\*(\d+)\*\*",
+        words,
+    )
+    street, opponents, to_act, bets, chips, pot, gene = example.groups()
+    street = poker_rules.STREET_NAMES.index(street)
+    assert int(bets) * poker_rules.bet_size(street) == int(chips)
+    engine = poker_rules.gene_index(street, int(opponents), int(to_act), int(bets), int(pot))
+    assert engine == int(gene)
+    lo, hi = (int(t) for t in re.search(r"holds `\((-?\d+), (-?\d+)\)` there", words).groups())
+    assert tuple(baseline("tight_aggressive")[engine]) == (lo, hi)
+    decisions = re.findall(r"(0\.\d+) \(`v` = (−?\d+)\) it (raises|calls|folds)", words)
+    assert len(decisions) == 3
+    for equity, v, word in decisions:
+        v = int(v.replace("−", "-"))
+        assert poker_rules.decision_value(float(equity)) == v
+        action = poker_rules.ACTION_NAMES[poker_rules.gene_action(v, lo, hi)]
+        assert action == {"raises": "raise", "calls": "call", "folds": "fold"}[word]
+
+
+def test_the_baselines_thresholds_are_the_engines():
+    rows = {r[0]: r[1] for r in table(section(POKER, "### The baselines"))}
+    assert list(rows) == ["calling_station", "maniac", "random", "tight_aggressive", "mixed"]
+    assert rows["calling_station"] == "lo = −100, hi = 100"
+    assert (baseline("calling_station") == [-100, 100]).all()
+    assert rows["maniac"] == "lo = hi = −100" and (baseline("maniac") == -100).all()
+
+
 # ---------------------------------------------------------------------------------- Mus
-MUS = "## Mus"
-
-
 def test_the_mus_card_encoding_table_is_the_engines():
-    rows = table(section(MUS, "### Cards: the integers of `hand`"))
+    rows = table(section(MUS, "## Cards: the integers of `hand`"))
     assert len(rows) >= 8
     for card, suit, face, plays_as, points in rows:
         c = int(card)
@@ -151,7 +185,7 @@ def _hand(faces: str) -> tuple[int, ...]:
 
 
 def test_the_lance_examples_rank_as_the_engine_ranks_them():
-    lances = section(MUS, "### The lances and who takes part")
+    lances = section(MUS, "## The lances and who takes part")
     bullets = {b.split("**")[1]: flat(b) for b in lances.split("\n- ")[1:]}
     hand = r"([RCSA4-7](?: [RCSA4-7]){3})"
     for lance, key in (("Grande", grande_key), ("Chica", chica_key)):
@@ -171,7 +205,7 @@ def test_the_lance_examples_rank_as_the_engine_ranks_them():
 
 
 def test_the_two_mus_hands_compare_as_the_engine_compares_them():
-    body = section(MUS, "### Mus: worked examples")
+    body = section(MUS, "## Worked examples")
     words = flat(body)
     hands = {
         name: [
@@ -213,7 +247,7 @@ def test_the_two_mus_hands_compare_as_the_engine_compares_them():
 
 
 def test_the_mus_betting_sequence_is_what_the_engine_plays():
-    body = section(MUS, "### Mus: worked examples")
+    body = section(MUS, "## Worked examples")
     body = body[body.index("A grande betting sequence") :]
     rows = table(body)
     match = game_api.get("mus").new_state(0)
@@ -239,7 +273,7 @@ def test_the_mus_betting_sequence_is_what_the_engine_plays():
 
 
 def test_the_mus_observation_and_history_tables_name_what_the_engine_shows():
-    body = section(MUS, "### Observation")
+    body = section(MUS, "## Observation")
     fields = [r[0] for r in table(body)]
     match = game_api.get("mus").new_state(3)
     assert fields == list(match.observation(match.current_player()))
@@ -264,12 +298,26 @@ def test_the_mus_observation_and_history_tables_name_what_the_engine_shows():
     assert {"reshuffle", "reveal", "juego", "vaca", "score", "declare_pares"} <= seen
 
 
+# ---------------------------------------------------------------------------------- FlagBots
+def test_the_flagbots_start_drawn_and_written_is_the_engines():
+    body = section(FLAGBOTS, "## The board and the start")
+    drawn = body.split("```text\n", 1)[1].split("```", 1)[0].rstrip("\n")
+    start = game_api.get("flagbots").new_state(0)
+    assert drawn == start.render()
+    words = flat(section(FLAGBOTS, "## A ply: a step or a self-destruct"))
+    assert "South has 48 legal actions: 41 steps and 7 self-destructs" in words
+    legal = start.legal_actions()
+    assert len(legal) == 48 and sum(a % 9 == 8 for a in legal) == 7
+    text = flat(section(FLAGBOTS, "## The position as text"))
+    shown = re.findall(r"`(\S+ [sn] \d+)`", text)
+    assert shown[0] == start.observation(0)["position"]
+    start.apply_action(105)
+    assert "after South's `105` (c2-c3)" in text and shown[1] == start.observation(1)["position"]
+
+
 # ---------------------------------------------------------------------------------- Eleusis
-ELEUSIS = "## Eleusis: Probabilistic Eleusis"
-
-
 def test_the_harma_table_and_the_registered_game_are_the_engines():
-    body = section(ELEUSIS, "### Harma, the end, the score")
+    body = section(ELEUSIS, "## Harma, the end, the score")
     change = {
         row[0]: 0 if row[1] == "unchanged" else int(row[1].replace("−", "-")) for row in table(body)
     }
@@ -281,12 +329,12 @@ def test_the_harma_table_and_the_registered_game_are_the_engines():
     assert harma_change(1) == harma_change(2)
     game = game_api.get("eleusis")
     assert (game.harma, game.cap) == (100, 2000)
-    words = flat(text())
+    words = flat(page(ELEUSIS))
     assert "**100 harma**" in words and "**cap of 2,000 guesses**" in words
 
 
 def test_the_eleusis_observation_and_legal_are_as_documented():
-    body = section(ELEUSIS, "### Observation and actions")
+    body = section(ELEUSIS, "## Observation and actions")
     fields = [r[0] for r in table(body) if r[0]]
     play = game_api.get("eleusis").new_state(0)
     assert fields == list(play.observation(0))
@@ -298,7 +346,7 @@ def test_the_eleusis_observation_and_legal_are_as_documented():
 
 
 def test_the_eleusis_worked_example_scores_as_the_engine_scores_it():
-    body = section(ELEUSIS, "### Eleusis: worked example")
+    body = section(ELEUSIS, "## Worked example")
     words = flat(body)
     assert "`sparring.eleusis.game.Eleusis(harma=4, cap=10).new_state(17)`" in words
     play = Eleusis(harma=4, cap=10).new_state(17)
@@ -328,12 +376,12 @@ def test_the_eleusis_worked_example_scores_as_the_engine_scores_it():
 
 @pytest.mark.parametrize("name", ["flagbots", "poker"])
 def test_the_observation_tables_of_flagbots_and_poker_name_every_field(name):
-    heading = {"flagbots": ("## FlagBots",), "poker": (POKER, "### Observation")}[name]
-    fields = [r[0] for r in table(section(*heading))]
+    fields = [r[0] for r in table(section(f"rules/{name}.md", "## Observation"))]
     state = game_api.get(name).new_state(0)
     assert fields == list(state.observation(state.current_player()))
 
 
-def test_every_line_is_at_most_100_characters():
-    long = [i for i, line in enumerate(text().splitlines(), 1) if len(line) > 100]
-    assert not long, f"lines over 100 characters: {long}"
+@pytest.mark.parametrize("name", PAGES)
+def test_every_line_is_at_most_100_characters(name):
+    long = [i for i, line in enumerate(page(name).splitlines(), 1) if len(line) > 100]
+    assert not long, f"docs/{name}: lines over 100 characters: {long}"

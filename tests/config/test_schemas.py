@@ -182,7 +182,7 @@ def test_the_objective_is_read_from_the_run_metrics(capsys):
 
 
 def test_the_evolve_defaults_are_the_ones_the_quality_study_chose():
-    """benchmarks/evolve_quality.py and evolve_defaults.py (RESULTS.md): trainers from the
+    """benchmarks/evolve_quality.py and evolve_defaults.py (LOG.md): trainers from the
     baselines, 64 x 200, a held-out set large enough for tight intervals; no hall of fame (the
     league did not show that it helps)."""
     typed = to_typed(compose_config("evolve"))

@@ -18,6 +18,7 @@ from sparring.eleusis.scientists import Scientist
 from sparring.runtime.programs import jail
 from sparring.runtime.programs.keeper import running as alive
 from tests.helpers.commands import cli_argv, run_cli
+from tests.helpers.docs import page, section
 
 SCIENTIST = cli_argv("eleusis", "scientist")  # a command line, also for the referee to start
 
@@ -208,19 +209,20 @@ def running_with(marker: str) -> list[int]:
     return found
 
 
-def readme_transcript() -> list[tuple[str, str]]:
-    """The README's example game: (the program's line, the referee's line) per guess."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+def documented_transcript() -> list[tuple[str, str]]:
+    """The example game of the wire protocols page (docs/reference/protocols.md, Eleusis's own
+    protocol): (the program's line, the referee's line) per guess."""
+    text = section(page("reference/protocols.md"), "## Eleusis's own protocol")
     block = text.split("A real game (", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
     return [(line[:8].strip(), line[8:].strip()) for line in block.splitlines()]
 
 
-def test_the_readme_transcript_is_a_real_game_the_protocol_accepts():
-    transcript = readme_transcript()
+def test_the_documented_transcript_is_a_real_game_the_protocol_accepts():
+    transcript = documented_transcript()
     assert len(transcript) == 8
     for guess, answer in transcript:
         parse_feedback(answer, parse_guess(guess))  # each line as the parsers read it
-    # and it is the game the README names, line for line: its guesses, our referee's answers
+    # and it is the game the page names, line for line: its guesses, our referee's answers
     game = EleusisGame(make_deck("best_ne_mode", 1), 1, 1)
     guesses = iter(f"{guess}\n" for guess, _ in transcript)
     answers: list[str] = []

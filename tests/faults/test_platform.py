@@ -2,7 +2,7 @@
 component, as a user meets it: a real local Ray head killed -9, its Ray session directory or
 its state directory removed, a driver with another HOME's Ray token. Each case checks the exit
 status, that what the user reads is one line and no traceback, that nothing is lost, and that
-the rerun gives what an undisturbed run gives. docs/RELIABILITY.md names these tests.
+the rerun gives what an undisturbed run gives. docs/operations/reliability.md names these tests.
 
 Every test here has a head directory of its own (``SPARRING_RAY_HOME``): the session's head,
 which the other tests share, is never the one harmed, except by the token check, which refuses

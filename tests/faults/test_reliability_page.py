@@ -1,5 +1,5 @@
-"""docs/RELIABILITY.md backs each fault with a named test: every test it names exists (a
-renamed or deleted test would leave a row that nothing checks)."""
+"""docs/operations/reliability.md backs each fault with a named test: every test it names
+exists (a renamed or deleted test would leave a row that nothing checks)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import ast
 import re
 
 from tests.helpers.commands import ROOT
+from tests.helpers.docs import page
 
 # `tests/x.py::test_name` (a parameter list after it is allowed), or `…::test_name` for the file
 # named last before it
@@ -28,14 +29,14 @@ def _tests_in(path: str) -> set[str]:
 
 
 def test_every_test_the_reliability_page_names_exists():
-    named = _named_tests((ROOT / "docs" / "RELIABILITY.md").read_text())
+    named = _named_tests(page("operations/reliability.md"))
     assert len(named) > 40  # (the page names its tests: the pattern finds them)
     missing = [
         f"{path}::{test}" if test else path
         for path, test in named
         if not (ROOT / path).is_file() or (test is not None and test not in _tests_in(path))
     ]
-    assert not missing, f"docs/RELIABILITY.md names tests that do not exist: {missing}"
+    assert not missing, f"the reliability page names tests that do not exist: {missing}"
 
 
 def test_a_renamed_test_is_found_missing():

@@ -199,6 +199,12 @@ def test_the_game_type_and_info_say_what_the_game_declares():
     assert nim.max_game_length() == 16 and nim.max_history_length() == 17
     assert _load("nim", max_game_length=40).max_game_length() == 40  # the parameter overrides
 
+    flagbots = _load("flagbots", num_seeds=1)  # FlagBots declares it: the whole board is seen
+    assert flagbots.get_type().information == pyspiel.GameType.Information.PERFECT_INFORMATION
+    assert (flagbots.min_utility(), flagbots.max_utility()) == (-1.0, 1.0)
+    poker = _load("poker")  # a seat does not see the others' cards
+    assert poker.get_type().information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+
     open_nim = _load("open_nim")
     assert open_nim.get_type().information == pyspiel.GameType.Information.PERFECT_INFORMATION
     assert not open_nim.get_type().provides_observation_tensor

@@ -175,14 +175,14 @@ def test_the_training_example_runs_as_a_user_runs_it(tmp_path):
     assert not any(tmp_path.iterdir())  # it writes nothing
 
 
-def test_the_readmes_loop_runs_as_pasted():
-    from tests.helpers.commands import ROOT
+def test_the_guides_loop_runs_as_pasted():
+    from tests.helpers.docs import page, section
 
     _skip_without_bridge("poker")
-    text = (ROOT / "README.md").read_text().split("## From your RL library")[1]
+    text = section(page("guides/rl-libraries.md"), "## PettingZoo: every game an AEC environment")
     code = text.split("```python\n")[1].split("```")[0]
     namespace: dict = {}
-    exec(compile(code, "README.md", "exec"), namespace)  # the README's own code
+    exec(compile(code, "docs/guides/rl-libraries.md", "exec"), namespace)  # the guide's own code
     assert namespace["aec"].agents == []  # every agent stepped out: the game played to its end
 
 

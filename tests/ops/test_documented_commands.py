@@ -1,8 +1,8 @@
-"""Every pipeline command that README.md, docs/ and the pipelines' ``--help`` show is accepted
-as pasted: run as a separate process from a fresh directory (a checkout's layout: ``.venv``,
-``pipelines``, ``conf``, ``examples``) with ``--check``, which composes and checks its config
-(keys, values, paths, the tracking store) and runs nothing. A documented error example
-(``$ command`` followed by its ``error: ...`` line) must give that line, exit 2.
+"""Every pipeline command that README.md, the site's pages (docs/) and the pipelines' ``--help``
+show is accepted as pasted: run as a separate process from a fresh directory (a checkout's
+layout: ``.venv``, ``pipelines``, ``conf``, ``examples``) with ``--check``, which composes and
+checks its config (keys, values, paths, the tracking store) and runs nothing. A documented error
+example (``$ command`` followed by its ``error: ...`` line) must give that line, exit 2.
 
 This is what let two documented commands fail before (#47): each was tried only on the path the
 tests take. Running every documented command to its end would take hours; ``--check`` takes the
@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.commands import ROOT
+from tests.helpers.docs import pages
 
 PIPELINES = sorted(p.stem for p in (ROOT / "pipelines").glob("*.py"))
 # Tools of the same names that are not the pipeline (``sparring equity AsKs``: the equity
@@ -57,14 +58,15 @@ def _blocks(text: str) -> list[list[str]]:
 
 def documented() -> list[tuple[str, str, str | None]]:
     """(where, command, the error line it documents or None) for every pipeline command of
-    README.md, docs/*.md and the config headers that ``--help`` prints."""
+    README.md, every page of the site (docs/) and the config headers that ``--help`` prints."""
     found = []
-    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+    for doc in pages():
+        where = str(doc.relative_to(ROOT))
         for block in _blocks(doc.read_text()):
             for i, line in enumerate(block):
                 if COMMAND.match(line) and not _tool(line):
                     said = block[i + 1] if line.startswith("$ ") and i + 1 < len(block) else None
-                    found.append((doc.name, line.removeprefix("$ "), said))
+                    found.append((where, line.removeprefix("$ "), said))
     for conf in sorted((ROOT / "conf").glob("*.yaml")):
         for raw in conf.read_text().splitlines():
             if not raw.startswith("#"):
@@ -140,3 +142,78 @@ def test_the_collector_finds_commands_errors_and_continuations(tmp_path, text, f
         assert block[1] == found
     else:
         assert any(found in line for line in lines), lines
+
+
+# The tools (``sparring poker replay``, ``sparring play mus``, ...): everything but the
+# pipelines. Many need a prior step (a deal set, a store) or a player at the keyboard, so each
+# is parsed as pasted, in a process of its own, by the ``sparring`` parser itself: every
+# argument converted and checked, an unknown or missing one refused, nothing run.
+# ``sparring submit`` commands run in tests/ops/test_submit.py.
+PARSE_ONLY = (
+    "import sys; from sparring.cli import build_parser; build_parser().parse_args(sys.argv[1:])"
+)
+TOOL = re.compile(
+    r"^(?:\$ )?(?:\.venv/bin/)?sparring\s+(?!submit\b|" + "|".join(PIPELINES) + r"\b)\w"
+)
+
+
+def documented_tools() -> list[tuple[str, str, str | None]]:
+    """(where, command, the error line it documents or None) of every ``sparring <tool>``
+    line in a code block of the docs (the generated --help page left out)."""
+    found = []
+    for doc in pages():
+        where = str(doc.relative_to(ROOT))
+        if where == "docs/reference/cli.md":  # --help texts, not commands
+            continue
+        for block in _blocks(doc.read_text()):
+            for i, line in enumerate(block):
+                if not TOOL.match(line) or ": error: " in line:  # (an error line, not a command)
+                    continue
+                following = block[i + 1] if i + 1 < len(block) else ""
+                said = following if line.startswith("$ ") and ": error: " in following else None
+                found.append((where, line.removeprefix("$ "), said))
+    return sorted(set(found), key=str)
+
+
+def _parse_argv(line: str) -> list[str]:
+    """The command's arguments handed to the ``sparring`` parser alone (a pipe's reader cut)."""
+    words = _argv(line)
+    if "|" in words:
+        words = words[: words.index("|")]
+    return [".venv/bin/python", "-c", PARSE_ONLY, *words[1:]]
+
+
+def test_every_documented_tool_command_parses_as_pasted(tmp_path):
+    commands = documented_tools()
+    assert len(commands) > 15, commands  # (the pattern finds them)
+    for name in (".venv", "pipelines", "conf", "examples"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    # `--deals data/deals/<hash>`: a form; `--deals "$(ls -td ...)"`: the shell's, after a run
+    shaped = [c for c in commands if "<" in c[1] or "$(" in c[1]]
+    assert len(shaped) <= 3, shaped
+    runnable = [c for c in commands if c not in shaped]
+    argvs = [_argv(line) if said else _parse_argv(line) for _, line, said in runnable]
+    with ThreadPoolExecutor(4) as pool:
+        done = list(pool.map(lambda words: _run(tmp_path, words), argvs))
+    failures = []
+    for (where, line, said), proc in zip(runnable, done, strict=True):
+        err = proc.stderr.strip()
+        if said is not None:  # an error example: that line, exit 2
+            expected = said.split("...", 1)[0].strip()
+            if proc.returncode != 2 or not err.startswith(expected) or "\n" in err:
+                failures.append(f"{where}: {line}\n  expected {said!r}\n  got {err[-500:]!r}")
+        elif proc.returncode != 0:
+            failures.append(f"{where}: {line}\n  exit {proc.returncode}: {err[-500:]}")
+    assert not failures, "\n".join(failures)
+
+
+def test_the_tool_check_fails_on_a_bad_argument(tmp_path):
+    """The control: a value or an option the tool does not take is refused, and nothing runs
+    (the good command would start a game at the keyboard)."""
+    (tmp_path / ".venv").symlink_to(ROOT / ".venv")
+    good = _run(tmp_path, _parse_argv("sparring play flagbots --side south --time 1.0"))
+    bad = _run(tmp_path, _parse_argv("sparring play flagbots --side east"))
+    typo = _run(tmp_path, _parse_argv("sparring mus simulate --matchs 10"))
+    assert good.returncode == 0 and not good.stdout, good.stderr
+    assert bad.returncode == 2 and "east" in bad.stderr
+    assert typo.returncode == 2 and "--matchs" in typo.stderr

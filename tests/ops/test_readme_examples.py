@@ -1,4 +1,5 @@
-"""The README's examples for reading the MLflow record work when pasted as written."""
+"""The documented examples for reading the MLflow record (README.md and the site's pages) work
+when pasted as written."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import subprocess
 
 from tests.helpers.commands import ROOT
+from tests.helpers.docs import pages
 from tests.reporting.test_compare_readable import populate
 
 COMMANDS = (
@@ -17,13 +19,16 @@ COMMANDS = (
 
 
 def readme_examples() -> list[str]:
-    """The README's command lines (in code blocks) that read runs: compare, results, history."""
-    lines, inside = [], False
-    for line in (ROOT / "README.md").read_text().splitlines():
-        if line.startswith("```"):
-            inside = not inside
-        elif inside and line.startswith(COMMANDS):
-            lines.append(line)
+    """The command lines (in code blocks) of README.md and every page of the site that read
+    runs: compare, results, history; once each, in the pages' order."""
+    lines = []
+    for doc in pages():
+        inside = False
+        for line in doc.read_text().splitlines():
+            if line.startswith("```"):
+                inside = not inside
+            elif inside and line.startswith(COMMANDS) and line not in lines:
+                lines.append(line)
     return lines
 
 
@@ -61,11 +66,14 @@ def test_the_readme_examples_work_when_pasted(tmp_path):
             assert "1 run by trials_per_s" in out, out
 
 
-def test_the_readme_library_block_runs_as_pasted(tmp_path):
-    """The README's ``## Library`` Python block, one call per game, run by a fresh process in
-    an empty directory: every call exists and does what its comment says."""
-    text = (ROOT / "README.md").read_text()
-    block = text.split("## Library", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+def test_the_library_block_runs_as_pasted(tmp_path):
+    """The Python block of the site's library page (``## One call per game``), one call per
+    game, run by a fresh process in an empty directory: every call exists and does what its
+    comment says."""
+    from tests.helpers.docs import page, section
+
+    text = section(page("reference/library.md"), "## One call per game")
+    block = text.split("```python\n", 1)[1].split("```", 1)[0]
     assert all(game in block for game in ("flagbots", "poker", "Mus", "Eleusis"))
     done = subprocess.run(
         [str(ROOT / ".venv" / "bin" / "python"), "-c", block],

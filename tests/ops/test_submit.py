@@ -1,4 +1,4 @@
-"""``sparring submit`` as the README shows it, against a Ray head on this machine: the job
+"""``sparring submit`` as the cluster guide shows it, against a Ray head on this machine: the job
 carries the checkout's code (the driver and every task import the shipped copy), records its
 provenance, and a config that would lose its outputs is refused before anything is sent."""
 
@@ -21,32 +21,33 @@ from sparring.poker.preflop import PREFLOP_SPEC
 from sparring.runtime.provenance import git_commit, git_dirty, lock_digest
 from sparring.runtime.storage.datasets import read_table
 from tests.helpers.commands import BIN, ROOT
+from tests.helpers.docs import page, pages
 from tests.helpers.services import _ray_start, free_port, own_ray_temp, stop_ray_node, wait_for
 
-README_PORTS = ("6379", "8265", "52365")  # the head's GCS, dashboard and agent ports
+GUIDE_PORTS = ("6379", "8265", "52365")  # the head's GCS, dashboard and agent ports
 
 
 def tryout_block() -> list[str]:
-    """The README's try-out commands, one per line."""
-    text = (ROOT / "README.md").read_text()
+    """The cluster guide's try-out commands, one per line."""
+    text = page("guides/cluster.md")
     block = text.split("<!-- submit-tryout:begin -->")[1].split("<!-- submit-tryout:end -->")[0]
     return [line for line in block.splitlines() if line and not line.startswith("```")]
 
 
-def test_the_readme_tryout_runs_the_submitted_code_and_records_where_it_came_from(tmp_path):
+def test_the_guides_tryout_runs_the_submitted_code_and_records_where_it_came_from(tmp_path):
     lines = tryout_block()
     exports = [line for line in lines if line.startswith("export ")]
     [head_line] = [line for line in lines if " ray start " in f" {line}"]
     [submit_line] = [line for line in lines if "sparring submit" in line]
-    ports = {port: str(free_port()) for port in README_PORTS}
+    ports = {port: str(free_port()) for port in GUIDE_PORTS}
 
-    def mapped(line: str) -> str:  # the README's ports may be taken on a test machine
+    def mapped(line: str) -> str:  # the guide's ports may be taken on a test machine
         return re.sub(r"\b(6379|8265|52365)\b", lambda m: ports[m.group(1)], line)
 
     # The commands run from "the checkout": a directory with the project's .venv in it.
     (tmp_path / ".venv").symlink_to(ROOT / ".venv")
     env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
-    # a fresh home, as on a fresh machine: no Ray token until the README's first line makes one
+    # a fresh home, as on a fresh machine: no Ray token until the guide's first line makes one
     # (the caches stay this machine's: the kernels are compiled already)
     from sparring.runtime import caches
 
@@ -76,7 +77,7 @@ def test_the_readme_tryout_runs_the_submitted_code_and_records_where_it_came_fro
     said = job.stdout + job.stderr
     assert job.returncode == 0, said[-3000:]
     assert re.search(r"job \S+: SUCCEEDED", said)
-    assert (tmp_path / "home" / ".ray" / "auth_token").exists()  # made by the README's line
+    assert (tmp_path / "home" / ".ray" / "auth_token").exists()  # made by the guide's line
 
     table = read_table(tmp_path / "data" / "submitted" / "preflop.parquet", PREFLOP_SPEC)
     assert table.num_rows == 6  # 3 classes x 2 opponent counts
@@ -566,29 +567,47 @@ def test_pipelines_of_make_run_run_as_submitted_jobs_with_absolute_outputs(head,
             _check_job(head, tmp_path, pipeline, job_id, _finished(proc))
 
 
+# a `sparring submit` command as a page's code block or --help's examples write it
+COMMAND_LINE = re.compile(r"\s*(?:\$ )?(?:\.venv/bin/)?sparring submit ")
+
+
+def _code(text: str) -> str:
+    """The lines of a Markdown text's fenced code blocks (the commands; prose is not one)."""
+    lines, inside = [], False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            inside = not inside
+        elif inside:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def documented_submissions() -> list[list[str]]:
-    """Every ``sparring submit`` command of README.md and of ``sparring submit --help``, as
+    """Every ``sparring submit`` command in the code blocks of README.md and the site's pages
+    (the cluster guide's, retraining's, ...) and of ``sparring submit --help``, once each, as
     argument lists (continuation lines joined, ``$(date +%F)`` and ``$PWD`` filled in)."""
     import re
     import shlex
 
     from sparring.cli.submit import DESCRIPTION
 
-    texts = [(ROOT / "README.md").read_text(), DESCRIPTION]
+    texts = [*(_code(doc.read_text()) for doc in pages()), DESCRIPTION]
     commands = []
     for text in texts:
         joined = re.sub(r"\\\n\s*", " ", text.replace("\\\\\n", "\\\n"))
         for line in joined.splitlines():
-            if "sparring submit " not in line or line.lstrip().startswith(("`", "(")):
+            if not COMMAND_LINE.match(line):  # (not `usage: sparring submit [-h] ...`)
                 continue
             line = line.split("sparring submit ", 1)[1].split("`")[0]
             line = line.replace("$(date +%F)", "2026-12-06").replace("$PWD", str(ROOT))
-            commands.append(shlex.split(line, comments=True))
+            args = shlex.split(line, comments=True)
+            if args not in commands:  # (a command on two pages is checked once)
+                commands.append(args)
     return commands
 
 
 def test_every_documented_submission_passes_the_checks_as_written():
-    """README.md's and --help's `sparring submit` commands, as pasted (with --dry-run: nothing
+    """The pages' and --help's `sparring submit` commands, as pasted (with --dry-run: nothing
     is sent), are accepted: a documented command never meets a refusal."""
     found = documented_submissions()
     assert len(found) >= 4, found

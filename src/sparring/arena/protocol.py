@@ -1,7 +1,7 @@
 """The arena's line protocol (JSON lines, version 1) and the agent that speaks it for a program.
 
 One message per line, each a JSON object; the arena writes to the program's stdin and reads its
-stdout (stderr is a log). See docs/PROTOCOLS.md for a transcript per game.
+stdout (stderr is a log). See docs/reference/protocols.md for a transcript per game.
 
 - ``{"type": "start", "protocol": 1, "game": ..., "seat": ..., "players": ..., "seed": ...,
   "limits": {"move_ms": ..., "start_ms": ..., "game_ms": ...}}`` begins a game; the program
@@ -117,7 +117,7 @@ class ProgramAgent:
 
 class Transcript:
     """An ``Agent`` wrapper that writes down what a program in its seat would read (``>``)
-    and answer (``<``), as JSON lines: the transcripts of docs/PROTOCOLS.md."""
+    and answer (``<``), as JSON lines: the transcripts of docs/reference/protocols.md."""
 
     def __init__(self, agent: Any, limits: Limits | None = None) -> None:
         self.agent, self.limits = agent, limits or Limits()

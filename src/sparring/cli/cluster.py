@@ -22,7 +22,8 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         help="fill cluster.yaml's parameters (image, region, instance types) for `ray up`",
         description=(
             "Fill the ${...} parameters of cluster.yaml and check the result with Ray's own "
-            "schema; then `ray up <output>`. Needs boto3 for AWS: uv sync --extra aws."
+            "schema; then `ray up <output>`. Needs boto3 for AWS: "
+            "uv sync --locked --inexact --extra aws."
         ),
     )
     cfg.add_argument("--image", help="the AMI of every node (Ubuntu 22.04+, Python 3.11)")

@@ -55,8 +55,8 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         "--sandbox",
         choices=("bwrap", "none"),
         default=None,
-        help="bwrap: the program runs in bubblewrap's sandbox (docs/SECURITY.md); none: with "
-        "your rights (default: $SPARRING_SANDBOX or bwrap)",
+        help="bwrap: the program runs in bubblewrap's sandbox (docs/operations/security.md); "
+        "none: with your rights (default: $SPARRING_SANDBOX or bwrap)",
     )
     ref.add_argument(
         "--read-only",

@@ -33,7 +33,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
         type=position,
         default=None,
         help='start from a position written as text, e.g. "5/1NNN1/5/1SSS1/5 s 20" '
-        "(README: FlagBots positions as text)",
+        "(docs/rules/flagbots.md: the position as text)",
     )
     fb.set_defaults(func=play)
 

@@ -11,7 +11,7 @@ family's own prior; this greedy Bayesian is the best stand-in for it we found (a
 the value of information did worse), so its mean guesses show how far from the oracle a
 learner stays at a given starting harma: on spike 0.5 at H0 = 100 it needs
 ~1.3x the oracle, because finding the spike's number takes guesses that the oracle never wastes
-(benchmarks/RESULTS.md has the numbers and the argument).
+(benchmarks/LOG.md has the numbers and the argument).
 """
 
 from __future__ import annotations

@@ -330,6 +330,11 @@ class FlagBotsGame(FlagBotsTraits):
     name = "flagbots"
     num_players = 2
     constant_sum = 0.0
+    # for the bridges (#50): every observation shows the whole position (OpenSpiel's game type
+    # says perfect information, so its perfect-information algorithms take it), and a seat's
+    # return is -1, 0 or +1
+    perfect_information = True
+    utility_range = (-1.0, 1.0)
 
     def __init__(self, text: str | None = None, cfg: FlagBotsConfig | None = None) -> None:
         self.text, self.cfg = text, cfg

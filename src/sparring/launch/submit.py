@@ -93,8 +93,8 @@ LOST = (
 ENVIRONMENT_CHECK = (
     "python -c 'import hydra, ray, sparring' 2>/dev/null || "
     "{ echo \"error: the cluster's python ($(command -v python)) lacks Sparring's locked "
-    "environment: start Ray with the project's .venv/bin first on PATH (README: A Ray "
-    'cluster)" >&2; exit 2; }'
+    "environment: start Ray with the project's .venv/bin first on PATH (docs/guides/"
+    'cluster.md)" >&2; exit 2; }'
 )
 
 

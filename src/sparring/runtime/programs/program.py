@@ -15,7 +15,7 @@ own reach it), and with these limits (``Limits``):
 - stderr is kept to its first ``stderr_bytes`` (the rest is counted and dropped);
 - network: with ``network=False`` the program runs in a new, empty network namespace
   (``unshare -n``) where the machine allows one (``network_isolation()`` says whether it
-  does); elsewhere it keeps the machine's network, which the README states;
+  does); elsewhere it keeps the machine's network, which docs/operations/security.md states;
 - a core: with ``same_core=True`` the program runs on its referee's core, which the referee
   holds while it has programs (``runtime.programs.affinity``: referee and program take turns, and
   on a
