@@ -80,14 +80,15 @@ run: setup  ## the main job end to end on the local Ray head and sqlite:///mlflo
 	$(PY) -m sparring.cli submit --dry-run evolve deals.root=s3://my-bucket/deals checkpoint_root=s3://my-bucket/checkpoints
 	@if command -v chromium >/dev/null; then $(PY) -m sparring.launch.screenshots --out data/ui; \
 	else echo "(apt-get install chromium for screenshots of the MLflow UI: python -m sparring.launch.screenshots)"; fi
+	$(VENV)/bin/mkdocs build --strict --quiet  # the documentation site, into site/
 	@echo
-	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow)$$(ls data/ui/*.png >/dev/null 2>&1 && echo ', data/ui/*.png (the MLflow UI)')."
+	@echo "Results: data/ (Parquet), mlflow.db + mlartifacts/ (MLflow)$$(ls data/ui/*.png >/dev/null 2>&1 && echo ', data/ui/*.png (the MLflow UI)'); the docs: site/index.html (make docs-serve)."
 	@echo "Open the MLflow UI with: make mlflow-ui   (or: $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///mlflow.db)"
 	@echo "The local Ray head stays up for later pipelines (10 idle minutes); end it now with: $(PY) -m sparring.cli ray stop"
 
 # Two test processes (pytest-xdist, a file each at a time, the long folders first) on the
-# session's one local Ray head: 13-15 minutes on 2 cores against 24-25 for one
-# (benchmarks/LOG.md, 2026-12-03). TEST_WORKERS=0: one process, the collected order.
+# session's one local Ray head, faster than one on 2 cores (benchmarks/RESULTS.md has the
+# times). TEST_WORKERS=0: one process, the collected order.
 TEST_WORKERS ?= 2
 
 test: setup  ## the whole test suite (slow exhaustive checks included)
