@@ -316,6 +316,7 @@ def drift(checklist: str, source: str) -> list[str]:
              if not _in(n, source)]  # fmt: skip
 
     game, state = _plugin_classes(source)
+    game -= _protocol("Traits")  # what a game may declare (optional: its own step of the list)
     for label, members, protocol in (
         ("required of the game", game, "Game"),
         ("required of each state", state, "GameState"),

@@ -176,6 +176,14 @@ class Traits:
     (seed, actions, the agent in each seat) and ``name`` naming an agent spec (poker: the ACPC
     dealer's ``hands.log``). None: the arena's ``games.txt``."""
 
+    commands: str | None = None
+    """``"module:function"`` that adds the game's own commands to the ``sparring`` command line
+    (``sparring play <game>``, tools under ``sparring <game> ...``), called as ``f(top,
+    groups)`` while the command line is built: ``top`` its subcommands, ``groups`` the shared
+    groups by name (``play``; ``sparring.cli.common.group`` makes a game's own). The module is
+    imported then, for ``sparring --help`` too: it imports the game's engines in its handlers,
+    not at its top. None: the game has no commands of its own."""
+
     def champion_agent(self, resolved: dict[str, Any]) -> Any:
         """The agent that plays a registered champion (with ``champion`` in ``agent_kinds``):
         ``resolved`` is what the model registry holds of it (``champions.registry``)."""

@@ -60,6 +60,7 @@ class Nim:
     name = "nim"
     num_players = 2
     constant_sum = 0.0
+    commands = "nim_game:commands"  # its own command: sparring play nim
 
     def new_state(self, seed):
         return NimState(10 + seed % 7)
@@ -82,6 +83,24 @@ class Perfect:
         return best if best in legal else legal[0]
 
 
+def commands(top, groups):
+    """``sparring play nim``: Nim against the perfect player, a move a line."""
+    play = groups["play"].add_parser("nim", help="Nim against the perfect player")
+    play.add_argument("--stones", type=int, default=10, help="the heap (default 10)")
+    play.set_defaults(func=play_nim)
+
+
+def play_nim(args):
+    state, bot = NimState(args.stones), Perfect()
+    while not state.is_terminal():
+        if state.current_player() == 0:
+            state.apply_action(int(input(f"{state.stones} stones, take 1-3: ")))
+        else:
+            state.apply_action(bot.act(state.observation(1), state.legal_actions()))
+    print("you win" if state.returns()[0] > 0 else "the perfect player wins")
+    return 0
+
+
 GAME = Nim()
 '''
 
@@ -98,6 +117,15 @@ def plugin(tmp_path_factory) -> dict[str, str]:
     return {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
 
 
+def test_the_guides_module_is_the_one_this_test_installs():
+    """docs/guides/add-a-game.md shows the plugin's module whole: the one proved here."""
+    from tests.helpers.docs import page
+
+    text = page("guides/add-a-game.md")
+    shown = text.split('```python title="../nim-game/nim_game.py"\n', 1)[1].split("```", 1)[0]
+    assert shown == textwrap.dedent(NIM).strip() + "\n"
+
+
 def test_the_plugin_passes_the_conformance_check(plugin, tmp_path):
     code = (
         "from sparring import conformance, game_api\n"
@@ -110,6 +138,25 @@ def test_the_plugin_passes_the_conformance_check(plugin, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
     games, steps, refused = map(int, done.stdout.split())
     assert games == 50 and steps > 100 and refused > steps  # every step refused the junk
+
+
+def test_the_plugin_adds_its_own_command_to_sparring(plugin, tmp_path):
+    """Its ``commands`` trait: ``sparring play nim`` is on the command line beside the
+    built-in games' (and only where the plugin is installed)."""
+    sparring = [str(ROOT / ".venv" / "bin" / "sparring")]
+    env = {**os.environ, **plugin}
+    listed = subprocess.run([*sparring, "play", "--help"], capture_output=True, text=True,
+                            cwd=tmp_path, env=env, timeout=120)  # fmt: skip
+    assert listed.returncode == 0 and "nim" in listed.stdout and "flagbots" in listed.stdout
+    # 5 stones: take 1 (4 left, a loss for the mover), the bot takes 1, take the last 3
+    done = subprocess.run([*sparring, "play", "nim", "--stones", "5"], input="1\n3\n",
+                          capture_output=True, text=True, cwd=tmp_path, env=env,
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().endswith("you win"), done.stdout
+    without = subprocess.run([*sparring, "play", "nim"], capture_output=True, text=True,
+                             cwd=tmp_path, timeout=120)  # fmt: skip
+    assert without.returncode == 2 and "invalid choice: 'nim'" in without.stderr
 
 
 def _contest(tmp_path: Path, plugin: dict[str, str], *args: str) -> dict:

@@ -14,9 +14,11 @@
     sparring submit evolve ga.population=256 deals.root=s3://bucket/deals
     sparring ray status | sparring ray stop
 
-Each domain module (poker, mus, eleusis, flagbots, runs) registers its subcommands next to their
-handlers. Every input is checked before any work: a bad one ends the command with one line on
-stderr and exit status 2 (``SPARRING_DEBUG=1`` shows the traceback of an unexpected failure).
+Each domain module registers its subcommands next to their handlers: the games' own (``poker``,
+``mus``, ``flagbots``, ``eleusis``; a plugin's too) are added because each game names its module
+in its ``commands`` trait, the others (runs, tune, arena, cluster, submit, ray) are ``DOMAINS``.
+Every input is checked before any work: a bad one ends the command with one line on stderr and
+exit status 2 (``SPARRING_DEBUG=1`` shows the traceback of an unexpected failure).
 """
 
 from __future__ import annotations
@@ -26,29 +28,14 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from sparring.cli import (
-    arena,
-    cluster,
-    eleusis,
-    flagbots,
-    local_ray,
-    mus,
-    poker,
-    runs,
-    submit,
-    tune,
-)
-from sparring.cli.common import EXIT_USAGE, Parser
+from sparring import game_api
+from sparring.cli import arena, cluster, local_ray, runs, submit, tune
+from sparring.cli.common import EXIT_USAGE, Parser, group
 from sparring.runtime.errors import EXIT_INTERRUPTED, reader_gone
 from sparring.runtime.explain import one_line
 
-DOMAINS = (poker, mus, eleusis, flagbots, runs, tune, arena, cluster, submit, local_ray)
-GROUPS = {
-    "poker": "poker tools (replay a hand of a deal set)",
-    "play": "play a game in the terminal",
-    "mus": "Mus tools (simulate matches, the player-model profile)",
-    "eleusis": "Probabilistic Eleusis: referee and scientists",
-}
+DOMAINS = (runs, tune, arena, cluster, submit, local_ray)
+"""The commands of no one game; each game adds its own (its ``commands`` trait)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,11 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     top = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     top.required = True
-    groups = {}
-    for name, help_text in GROUPS.items():
-        group = top.add_parser(name, help=help_text, description=help_text)
-        groups[name] = group.add_subparsers(dest=f"{name}_command", metavar="TOOL")
-        groups[name].required = True
+    groups: dict[str, argparse._SubParsersAction] = {}
+    group(top, groups, "play", "play a game in the terminal")
+    for game in game_api.registered():  # the built-ins, then installed plugins
+        commands = game_api.trait(game, "commands")
+        if commands:
+            game_api.load(commands)(top, groups)
     for domain in DOMAINS:
         domain.register(top, groups)
     return parser

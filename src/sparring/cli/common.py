@@ -29,6 +29,16 @@ class Parser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
+def group(top: Any, groups: dict[str, Any], name: str, help_text: str) -> Any:
+    """The subcommands of ``sparring <name> TOOL``: made by the first domain that adds a tool
+    to it, found by the others."""
+    if name not in groups:
+        parser = top.add_parser(name, help=help_text, description=help_text)
+        groups[name] = parser.add_subparsers(dest=f"{name}_command", metavar="TOOL")
+        groups[name].required = True
+    return groups[name]
+
+
 def _ranged(
     convert: Callable[[str], Any], allowed: str, ok: Callable[[Any], bool], name: str
 ) -> Callable[[str], Any]:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from sparring.cli.common import UsageError, integer, number, seed
+from sparring.cli.common import UsageError, group, integer, number, seed
 from sparring.eleusis.limits import MAX_H0
 from sparring.eleusis.roster import NAMES
 
 
 def register(top: argparse._SubParsersAction, groups: dict) -> None:
-    ref = groups["eleusis"].add_parser(
+    tools = group(top, groups, "eleusis", "Probabilistic Eleusis: referee and scientists")
+    ref = tools.add_parser(
         "referee",
         help="run a scientist program over stdin/stdout for one game",
         description="Referee one game: the program writes guesses '<suit> <number>' (suits "
@@ -67,7 +68,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     )
     ref.add_argument("program", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS...]")
     ref.set_defaults(func=referee)
-    sci = groups["eleusis"].add_parser(
+    sci = tools.add_parser(
         "scientist",
         help="one of our scientists speaking the line protocol",
         description="Write guesses to stdout, read feedback from stdin until it closes. The "

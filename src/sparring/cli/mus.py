@@ -6,6 +6,7 @@ import argparse
 
 from sparring.cli.common import (
     UsageError,
+    group,
     integer,
     name,
     open_player_store,
@@ -38,7 +39,8 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     )
     mus.set_defaults(func=play)
 
-    sim = groups["mus"].add_parser(
+    tools = group(top, groups, "mus", "Mus tools (simulate matches, the player-model profile)")
+    sim = tools.add_parser(
         "simulate",
         help="synthetic players play matches; the decision log goes to Parquet",
         description="Team A (seats 0, 2) bluffs at 0.2, team B (seats 1, 3) at --bluff.",
@@ -50,7 +52,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     sim.add_argument("--seed", type=seed, default=0, help="random seed >= 0 (default 0)")
     sim.add_argument("--output", type=output_file, default="data/mus_decisions.parquet")
     sim.set_defaults(func=simulate)
-    prof = groups["mus"].add_parser(
+    prof = tools.add_parser(
         "profile",
         help="what the player-model store knows about a player (the statistics screen)",
         description="Games, hands and every metric's estimate with its 90%% interval.",

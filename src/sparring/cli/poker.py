@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from sparring.cli.common import UsageError, existing_dir, integer, number, seed
+from sparring.cli.common import UsageError, existing_dir, group, integer, number, seed
 from sparring.poker.catalog import BASELINES, MAX_OPPONENTS
 
 HEROES = tuple(b for b in BASELINES if b != "mixed")
@@ -32,7 +32,8 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     eq.add_argument("--exact", action="store_true", help="enumerate every outcome")
     eq.set_defaults(func=equity)
 
-    rp = groups["poker"].add_parser(
+    tools = group(top, groups, "poker", "poker tools (replay a hand of a deal set, ACPC client)")
+    rp = tools.add_parser(
         "replay",
         help="print one hand of a deal set action by action",
         description="Replay one rotation of one deal with baseline players: every action with "
@@ -57,7 +58,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     )
     rp.set_defaults(func=replay)
 
-    ac = groups["poker"].add_parser(
+    ac = tools.add_parser(
         "acpc-client",
         help="play any Sparring agent in an ACPC match (connects to an ACPC dealer)",
         description="Connect an agent to an ACPC dealer (protocol 2.0.0) and play every hand "

@@ -18,6 +18,7 @@ class EleusisTraits(Traits):
     """Eleusis's traits; ``eleusis.game.Eleusis`` inherits them."""
 
     house_agents = ("eleusis@<learner>[:<param>=<value>]",)
+    commands = "sparring.cli.eleusis:register"  # sparring eleusis referee, eleusis scientist
 
     def house_agent(self, spec: str) -> Callable[[], Any] | None:
         """``eleusis@...``: the scientist of ``learner``."""

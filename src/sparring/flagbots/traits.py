@@ -22,6 +22,7 @@ class FlagBotsTraits(Traits):
 
     opening_plies = 2  # no chance: the arena varies a unit's start with two random plies
     house_agents = (f"flagbots@depth=<1..{MAX_DEPTH}>", "flagbots@<ms>ms")
+    commands = "sparring.cli.flagbots:register"  # sparring play flagbots
 
     def house_agent(self, spec: str) -> Callable[[], Any] | None:
         """``flagbots@depth=<n>`` or ``flagbots@<ms>ms``: the engine searching each move to

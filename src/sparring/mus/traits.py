@@ -19,6 +19,7 @@ class MusTraits(Traits):
 
     teams = ((0, 2), (1, 3))  # partners sit opposite: a seat's fault loses its team's game
     house_agents = ("mus@default", "mus@<rate>=<value>,...")
+    commands = "sparring.cli.mus:register"  # sparring play mus, mus simulate, mus profile
 
     def house_agent(self, spec: str) -> Callable[[], Any] | None:
         """``mus@...``: a synthetic player with the spec's rates (``rates``)."""

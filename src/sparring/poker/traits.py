@@ -32,6 +32,7 @@ class PokerTraits(Traits):
     house_agents = (f"{_PREFIX}<{'|'.join(BASELINE_AGENTS)}>",)
     agent_kinds = ("acpc", "champion")
     history_writer = "sparring.poker.acpc:hands_log"  # the ACPC dealer's log of the games
+    commands = "sparring.cli.poker:register"  # sparring equity, poker replay, poker acpc-client
 
     def house_agent(self, spec: str) -> Callable[[], Any] | None:
         """``poker@<baseline>``: the baseline chromosome (``poker.bots.baseline``)."""
