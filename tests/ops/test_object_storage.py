@@ -192,6 +192,32 @@ def test_eleusis_results_and_a_compare_plot_go_to_s3(
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_the_league_pair_cache_on_s3_is_in_the_bucket_and_read_back(
+    ray_session, pipeline_config, s3, s3_bucket, tmp_path, monkeypatch
+):
+    """``league.cache_dir`` on a store: each pair's file (and its digest) goes to the bucket
+    through the job's ``storage.endpoint``, and the next league reads every pair from there.
+    Before, the path was taken as local: ``s3://b/c`` became a directory ``s3:`` on the disk."""
+    from sparring.pipelines import league
+
+    monkeypatch.chdir(tmp_path)  # where a misread URI would have landed
+    cache = f"{s3_bucket}/league-cache"
+    cfg = pipeline_config(
+        "league", "table_size=4", "deals.heldout=20", "deals.equity_trials=40",
+        "deals.shard_size=10", f"deals.root={tmp_path / 'deals'}", "registry.model_name=s3-league",
+        "league.baselines=[maniac,calling_station,tight_aggressive]", "league.bootstrap=10",
+        f"league.cache_dir={cache}", f"storage.endpoint={s3.endpoint}",
+    )  # fmt: skip
+    first = league.run(cfg)["league"]
+    assert (first.played, first.cached) == (3, 0)
+    stored = on_s3(s3, cache).glob("*.npy")
+    assert len(stored) == 3 and all(sidecar(p).exists() for p in stored)
+    assert not (tmp_path / "s3:").exists()
+    again = league.run(cfg)["league"]
+    assert (again.played, again.cached) == (0, 3)
+    assert "(0 pairs played, 3 from the cache)" in again.text
+
+
 def test_a_preflop_table_on_s3_feeds_deal_generation(
     ray_session, pipeline_config, s3, s3_bucket, tmp_path
 ):

@@ -29,7 +29,6 @@ the champion after its decision).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 from mlflow.exceptions import MlflowException
@@ -63,7 +62,7 @@ from sparring.runtime.errors import UsageError
 from sparring.runtime.programs.program import Limits
 from sparring.runtime.ray.parallel import parallel_map
 from sparring.runtime.storage import keys
-from sparring.runtime.storage.location import locate
+from sparring.runtime.storage.location import Location
 
 __all__ = [
     "CHIPS_TAG",
@@ -229,7 +228,7 @@ def play_league(
     entrants: list[AnyEntrant],
     deals: DealSet,
     deal_hash: str,
-    cache_dir: str | Path,
+    cache: Location,
     raise_factor: float,
     call_factor: float,
     bootstrap: int,
@@ -254,7 +253,6 @@ def play_league(
     names = [e.name for e in entrants]
     if len(names) < 2:
         raise UsageError(f"a league needs two distinct agents or more; found {names}")
-    cache = Path(cache_dir)
     pairs = [(i, j) for i in range(len(entrants)) for j in range(i + 1, len(entrants))]
     results: dict[tuple[int, int], np.ndarray] = {}
     todo = []
@@ -278,7 +276,7 @@ def play_league(
                 "withdraw_after": withdraw_after,
                 # the agents' start seeds, keyed by the store beside the pair cache (one
                 # secret a deal set: the same seeds in every pair, none telling a card)
-                "secret": keys.derive(keys.store_key(locate(str(cache))), "league", deal_hash),
+                "secret": keys.derive(keys.store_key(cache), "league", deal_hash),
             },
             description=f"league: {len(todo)} new pairs of {len(pairs)}",
         )
@@ -331,7 +329,7 @@ def rate_league(
         entrants,
         held,
         deal_hash,
-        section.cache_dir,
+        job.storage.locate(section.cache_dir),  # with the job's store options, made once
         job.preflop.raise_factor,
         job.preflop.call_factor,
         section.bootstrap,

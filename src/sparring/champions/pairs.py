@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -24,6 +23,7 @@ from sparring.ga.round_robin import play_pair as play_pair_kernel
 from sparring.poker.deal_generation import DealSet
 from sparring.runtime.programs.program import Limits
 from sparring.runtime.storage.datasets import read_verified, write_with_digest
+from sparring.runtime.storage.location import Location
 
 __all__ = ["AgentEntrant", "AnyEntrant", "pair_path", "play_pair_task", "read_pair", "write_pair"]
 
@@ -46,15 +46,18 @@ class AgentEntrant:
 AnyEntrant = Entrant | AgentEntrant
 
 
-def pair_path(cache_dir: Path, deals: str, a: AnyEntrant, b: AnyEntrant) -> tuple[Path, bool]:
-    """The cache file of a pair and whether (a, b) is stored flipped."""
+def pair_path(
+    cache_dir: Location, deals: str, a: AnyEntrant, b: AnyEntrant
+) -> tuple[Location, bool]:
+    """The cache file of a pair (in the cache's Location: a local directory or a store's) and
+    whether (a, b) is stored flipped."""
     da, db = a.digest, b.digest
     flipped = da > db
     lo, hi = (db, da) if flipped else (da, db)
     return cache_dir / f"{deals}-{lo}-{hi}.npy", flipped
 
 
-def read_pair(path: Path, flipped: bool, deals: int) -> np.ndarray | None:
+def read_pair(path: Location, flipped: bool, deals: int) -> np.ndarray | None:
     """A cached pair, or None to play it again: missing, without its digest, damaged (a bit
     flipped: the digest no longer matches) or of another shape."""
     data = read_verified(path)
@@ -69,11 +72,10 @@ def read_pair(path: Path, flipped: bool, deals: int) -> np.ndarray | None:
     return pair[:, ::-1] if flipped else pair
 
 
-def write_pair(path: Path, flipped: bool, pair: np.ndarray) -> None:
+def write_pair(path: Location, flipped: bool, pair: np.ndarray) -> None:
     buffer = io.BytesIO()
     np.save(buffer, pair[:, ::-1] if flipped else pair)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_with_digest(path, buffer.getvalue())  # atomic, its digest beside it
+    write_with_digest(path, buffer.getvalue())  # atomic (its directory made), its digest beside
 
 
 def _side(entrant: AnyEntrant, seats: int, factors: tuple[float, float], limits: Limits):

@@ -328,7 +328,7 @@ class LeagueSection:
             raise ConfigError("agents", named_twice, "specs that are not also in league.baselines")
         checks.integer("withdraw_after", self.withdraw_after, 1)
         checks.integer("bootstrap", self.bootstrap, 0, 100_000)
-        checks.path_text("cache_dir", self.cache_dir)
+        checks.storage_dir("cache_dir", self.cache_dir)
         self.limits.check_programs(list(self.agents))
 
 

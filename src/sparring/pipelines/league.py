@@ -15,7 +15,6 @@ is tagged with its rating and chips.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,7 +35,7 @@ def run(job: LeagueConfig) -> dict[str, Any]:
     (``chips/<entrant>``, ``rating/<entrant>``, ``pairs_played``, ``pairs_cached``); the
     ``league`` result holds the entrants, chips, ratings, edges and table."""
     with pipeline_session(job, "league") as session:
-        session.output("pair cache", Path(job.league.cache_dir).resolve())
+        session.output("pair cache", session.locate(job.league.cache_dir))
         held_settings = job.deal_set("heldout")
         _, held = open_deal_set(
             session.run, held_settings, session.locate(job.deals.root), "heldout"
