@@ -161,6 +161,28 @@ def test_the_chance_node_draws_a_seed(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_the_python_shortcuts_answer_as_pyspiels_own_path(name):
+    """``legal_actions`` and ``observation_tensor`` called from Python skip pyspiel's trip
+    through C++ (``SparringState``): at every node of a playout, for every player, they give
+    what the C++ path (``pyspiel.State``'s own methods) gives."""
+    game = _load(name)
+    state, rng = game.new_initial_state(), random.Random(3)
+    tensors = game.get_type().provides_observation_tensor
+    for _ in range(40):
+        assert state.legal_actions() == pyspiel.State.legal_actions(state)
+        for p in range(game.num_players()):
+            assert state.legal_actions(p) == pyspiel.State.legal_actions(state, p)
+            if tensors:
+                assert state.observation_tensor(p) == pytest.approx(
+                    pyspiel.State.observation_tensor(state, p), abs=0
+                )
+        if state.is_terminal():
+            break
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert state.is_terminal() or len(state.history()) == 40
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_the_observation_tensor_is_the_games_encoding(name):
     game = _load(name)
     sparring = game.sparring_game
@@ -306,6 +328,32 @@ def test_openspiels_mcts_plays_flagbots_through_the_bridge():
         mirror.apply_action(game.sparring_game.actions()[action])
         assert state.sparring_state.to_text() == mirror.to_text()
     assert state.sparring_state.ply == 3
+
+
+def test_a_clone_shares_the_sparring_state_until_one_of_them_moves(monkeypatch):
+    """pyspiel copies a state to hand it to Python code (every observation_tensor does): the
+    copy shares the Sparring state, and the first of the two to move clones it, so neither
+    ever sees the other's moves."""
+    from sparring.flagbots.game import Position
+
+    clones = []
+    real_clone = Position.clone
+    monkeypatch.setattr(Position, "clone", lambda self: clones.append(1) or real_clone(self))
+    game = _load("flagbots", num_seeds=1)
+    state = game.new_initial_state().child(0)
+    for _ in range(5):
+        state.observation_tensor(state.current_player())
+    assert not clones  # read and dropped: nothing cloned
+    twin = state.clone()
+    assert twin.sparring_state is state.sparring_state
+    first, last = state.legal_actions()[0], state.legal_actions()[-1]
+    twin.apply_action(first)  # the twin moves: it takes a clone of its own
+    assert len(clones) == 1 and twin.sparring_state is not state.sparring_state
+    assert (state.sparring_state.ply, twin.sparring_state.ply) == (0, 1)
+    state.apply_action(last)  # the original is alone again: no clone
+    assert len(clones) == 1
+    assert state.sparring_state.to_text() != twin.sparring_state.to_text()
+    assert state.history() == [0, last] and twin.history() == [0, first]
 
 
 def test_openspiels_cfr_solves_preflop_poker_through_the_bridge():

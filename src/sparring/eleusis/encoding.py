@@ -49,12 +49,20 @@ _NEAR = 10  # the harma counted one by one near the end
 
 def card_of(name: str) -> int:
     """The index of a card written like "H 12"; ValueError for anything else."""
+    known = _CARD_INDEX.get(name) if isinstance(name, str) else None
+    if known is not None:
+        return known
     suit, _, number = str(name).partition(" ")
     if suit not in SUITS or len(suit) != 1 or not number.isdigit():
         raise ValueError(f"{name!r} is not a card like 'H 12'")
     if not 1 <= int(number) <= N_NUMBERS:
         raise ValueError(f"{name!r}: numbers run 1..{N_NUMBERS}")
     return N_NUMBERS * SUITS.index(suit) + int(number) - 1
+
+
+_CARD_INDEX = {f"{suit} {n}": N_NUMBERS * i + n - 1 for i, suit in enumerate(SUITS)
+               for n in range(1, N_NUMBERS + 1)}  # fmt: skip
+"""Every card's text -> its index (``card_of`` reads the texts it is sent here first)."""
 
 
 def encode(observation: dict[str, Any], harma: int) -> np.ndarray:

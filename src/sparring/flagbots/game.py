@@ -84,6 +84,14 @@ _STEP = re.compile(r"^([a-z])(\d+)-([a-z])(\d+)$")
 _PIECES = {"S": SOUTH, "N": NORTH, "#": WALL}
 _LETTERS = {v: k for k, v in _PIECES.items()}
 _CELL_CHARS = {EMPTY: ".", **_LETTERS}
+_RUN = re.compile(r"\d+")
+_LONG_RUN = re.compile(r"0|\d\d")  # a run written with two digits (or a zero run, refused)
+_DOTS = str.maketrans({str(n): "." * n for n in range(1, 10)})  # each one-digit run as dots
+# a cell's character -> its value, -1 for a character that is no cell (encode reads a whole
+# board with one lookup)
+_CELL_OF = np.full(256, -1, np.int8)
+for _char, _value in {**_PIECES, ".": EMPTY}.items():
+    _CELL_OF[ord(_char)] = _value
 _BLAST = re.compile(r"^x\s*([a-z])(\d+)$")
 
 
@@ -359,11 +367,18 @@ class FlagBotsGame(FlagBotsTraits):
         shape = self.observation_shape()
         text = observation["position"]
         rows_text, side, left = text.split()
-        rows = [_parse_row(row, text) for row in rows_text.split("/")[::-1]]  # y = 0 first
         h, w = shape[1:]
+        # every run of empty cells written out as dots, then the whole board read at once
+        # (one-digit runs, every 9 x 9 board's, by one translation; longer ones by the regex)
+        long = _LONG_RUN.search(rows_text)
+        cells = _RUN.sub(_empty_run, rows_text) if long else rows_text.translate(_DOTS)
+        rows = cells.split("/")[::-1]  # y = 0 first
         if len(rows) != h or any(len(row) != w for row in rows):
             raise ValueError(f"{text!r} is not a position of a {w} x {h} board")
-        board = np.array(rows, dtype=np.int64)
+        codes = _CELL_OF[np.frombuffer("".join(rows).encode(), np.uint8)]
+        if codes.size != h * w or (codes < 0).any():
+            raise ValueError(f"{text!r}: a cell is none of S, N, # or a number of empty cells")
+        board = codes.reshape(h, w)
         planes = np.zeros(shape, dtype=np.float32)
         planes[0], planes[1], planes[2] = board == SOUTH, board == NORTH, board == WALL
         planes[3, 0, w // 2] = planes[4, h - 1, w // 2] = 1.0
@@ -388,6 +403,13 @@ class FlagBotsGame(FlagBotsTraits):
 
 GAME: Game[int] = FlagBotsGame()
 """The registered FlagBots: the spec's 9 x 9 board, 80 plies."""
+
+
+def _empty_run(run: re.Match[str]) -> str:
+    """A run of empty cells written as its length, as dots; a length below 1 is refused."""
+    if int(run.group()) < 1:
+        raise ValueError(f"{run.string!r}: an empty run is at least 1 cell")
+    return "." * int(run.group())
 
 
 def _parse_row(row: str, text: str) -> list[int]:

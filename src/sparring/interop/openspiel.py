@@ -178,6 +178,14 @@ class _Bridge:
         }
         if len(self.ids) != len(self.actions) or not self.actions:
             raise ValueError(f"{self.name}: actions() must list distinct actions, at least one")
+        # a game whose actions are small non-negative integers (FlagBots' moves) has its legal
+        # actions numbered at once, by one lookup of the whole list
+        # the ids of legal sets seen (most games offer few distinct ones: Eleusis all 52)
+        self.known_legal: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        self.id_of: np.ndarray | None = None
+        if all(type(a) is int and 0 <= a < 1 << 20 for a in self.actions):
+            self.id_of = np.full(max(self.actions) + 1, -1, np.int64)
+            self.id_of[list(self.actions)] = np.arange(len(self.actions))
         self.encodes = not missing
         self.shape: tuple[int, ...] = tuple(game.observation_shape()) if self.encodes else ()
         declared = _declared(game, "max_game_length")
@@ -192,6 +200,31 @@ class _Bridge:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Bridge:
         return self
+
+    def legal_ids(self, legal: list[Any]) -> list[int]:
+        """The ids of ``legal`` (a state's legal actions), ascending."""
+        try:
+            key = tuple(legal)
+            known = self.known_legal.get(key)
+        except TypeError:  # (an action that cannot be hashed: numbered one by one)
+            key, known = None, None
+        if known is not None:
+            return list(known)
+        ids = self._number(legal)
+        if key is not None:
+            if len(self.known_legal) >= 4096:
+                self.known_legal.clear()
+            self.known_legal[key] = tuple(ids)
+        return ids
+
+    def _number(self, legal: list[Any]) -> list[int]:
+        if self.id_of is not None and legal and all(type(a) is int for a in legal):
+            moves = np.asarray(legal, np.int64)
+            if moves.min() >= 0 and moves.max() < self.id_of.size:
+                ids = self.id_of[moves]
+                if (ids >= 0).all():
+                    return np.sort(ids).tolist()
+        return sorted(self.action_id(a) for a in legal)  # (raises naming an unknown action)
 
     def action_id(self, action: Any) -> int:
         try:
@@ -215,14 +248,35 @@ class _Bridge:
 
 
 class _Live:
-    """The Sparring state of a bridged state; copied (``copy.deepcopy``, as pyspiel clones a
-    Python state) by the state's own ``clone()``."""
+    """The Sparring state of a bridged state. ``player``: the player to act as OpenSpiel
+    numbers it, kept until the next action (pyspiel asks for it several times a step).
 
-    def __init__(self, state: Any) -> None:
+    Copied on write: pyspiel copies a Python state (``copy.deepcopy``) whenever it hands one
+    to Python code, an observer's ``set_from`` at every ``observation_tensor`` included, and
+    most copies are read and dropped. So a copy shares the Sparring state, counted in
+    ``sharers``, and whichever of them moves first (``own``) clones it then; a copy dropped
+    unmoved gives its share back (``__del__``)."""
+
+    def __init__(self, state: Any, sharers: list[int] | None = None) -> None:
         self.state = state
+        self.player: int | None = None
+        self.sharers = sharers if sharers is not None else [1]
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Live:
-        return _Live(self.state.clone())
+        self.sharers[0] += 1
+        twin = _Live(self.state, self.sharers)
+        twin.player = self.player
+        return twin
+
+    def own(self) -> Any:
+        """The Sparring state, this one's alone (cloned now if a copy shares it): to move."""
+        if self.sharers[0] > 1:
+            self.sharers[0] -= 1
+            self.state, self.sharers = self.state.clone(), [1]
+        return self.state
+
+    def __del__(self) -> None:
+        self.sharers[0] -= 1
 
 
 class SparringGame(pyspiel.Game):
@@ -330,18 +384,53 @@ class SparringState(pyspiel.State):
 
     @property
     def sparring_state(self) -> Any:
-        """The Sparring ``game_api.GameState`` (None at the chance node)."""
+        """The Sparring ``game_api.GameState`` (None at the chance node), to read: a clone of
+        this state may share it until one of them moves (``_Live``)."""
         return None if self._live is None else self._live.state
 
     def current_player(self) -> int:
-        if self._live is None:
+        live = self._live
+        if live is None:
             return int(pyspiel.PlayerId.CHANCE)
-        state = self._live.state
-        return int(pyspiel.PlayerId.TERMINAL) if state.is_terminal() else state.current_player()
+        if live.player is None:
+            state = live.state
+            terminal = state.is_terminal()
+            live.player = int(pyspiel.PlayerId.TERMINAL) if terminal else state.current_player()
+        return live.player
 
     def _legal_actions(self, player: int) -> list[int]:
         assert self._live is not None
-        return sorted(self._bridge.action_id(a) for a in self._live.state.legal_actions())
+        return self._bridge.legal_ids(self._live.state.legal_actions())
+
+    # Python callers (OpenSpiel's Python algorithms, a learner's loop) reach these two first:
+    # the same answers as pyspiel's own, without its round trip through C++ (which also copies
+    # the state to hand it to the observer). C++ callers keep pyspiel's path.
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal action ids of ``player`` (default: the player to act), ascending, as
+        pyspiel's ``State::LegalActions(player)`` says: none once the game is over, the seeds
+        at the chance node (whoever asks), none for a player not to act."""
+        to_act = self.current_player()
+        if to_act == pyspiel.PlayerId.TERMINAL:
+            return []
+        if to_act == pyspiel.PlayerId.CHANCE:
+            return list(range(self._bridge.num_seeds))
+        if player is not None and player != to_act:
+            return []
+        return self._legal_actions(to_act)
+
+    def observation_tensor(self, player: int | None = None) -> list[float]:
+        """``player``'s observation as the flat list pyspiel gives: the game's ``encode`` of
+        its observation (zeros at the chance node)."""
+        bridge = self._bridge
+        if not bridge.encodes:
+            return list(super().observation_tensor(*(() if player is None else (player,))))
+        if player is None:
+            player = self.current_player()
+        if not 0 <= player < self.num_players():
+            raise pyspiel.SpielError(f"observation_tensor: no player {player}")
+        if self._live is None:
+            return [0.0] * math.prod(bridge.shape)
+        return bridge.encode(self._live.state, player).reshape(-1).tolist()
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         n = self._bridge.num_seeds
@@ -360,9 +449,10 @@ class SparringState(pyspiel.State):
                 f"{bridge.name}: the game goes on past max_game_length={bridge.max_game_length}"
                 f"; load it with a larger max_game_length"
             )
-        state = self._live.state
+        state = self._live.own()
         player, move = state.current_player(), bridge.actions[action]
         state.apply_action(move)
+        self._live.player = None
         self._decisions += 1
         if self._recall is not None:
             self._remember(state, player, move, self._recall)

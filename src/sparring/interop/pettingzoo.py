@@ -109,7 +109,14 @@ class SparringEnv(AECEnv):
             agent: spaces.Discrete(len(self.table)) for agent in self.possible_agents
         }
         self._seeds = np.random.default_rng()
+        self._seeded_by: int | None = None
         self.state: Any = None
+        self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        # the legal actions of the state as it is now (asked by observe and by step; the state
+        # changes only in reset and step), and the masks of legal sets seen (most games offer
+        # few distinct ones: Eleusis always all 52; bounded for those that offer many)
+        self._legal: list[Any] | None = None
+        self._masks: dict[tuple[Any, ...], np.ndarray] = {}
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -119,11 +126,15 @@ class SparringEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._seeds = np.random.default_rng(seed)
+            self._seeded_by = int(seed)  # the draws of later resets without a seed start here
             game_seed = int(seed)
         else:
+            if self._seeded_by is not None:  # (made only when asked: a reset with a seed,
+                self._seeds = np.random.default_rng(self._seeded_by)  # the common case,
+                self._seeded_by = None  # stays cheap)
             game_seed = int(self._seeds.integers(2**31))
         self.state = self.game.new_state(game_seed)
+        self._legal = None
         self.steps = 0
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -134,19 +145,36 @@ class SparringEnv(AECEnv):
         self._select()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.possible_agents.index(agent)
+        seat = self._seat[agent]
         view = np.asarray(self.game.encode(self.state.observation(seat)), dtype=np.float32)
-        mask = np.zeros(len(self.table), dtype=np.int8)
-        if not self.state.is_terminal() and self.state.current_player() == seat:
-            mask[[self.index[action] for action in self.state.legal_actions()]] = 1
+        if self.state.current_player() == seat:  # (TERMINAL once the game is over)
+            mask = self._mask(self._legal_now()).copy()  # the caller's to keep or change
+        else:
+            mask = np.zeros(len(self.table), dtype=np.int8)
         return {"observation": view, "action_mask": mask}
+
+    def _legal_now(self) -> list[Any]:
+        if self._legal is None:
+            self._legal = self.state.legal_actions()
+        return self._legal
+
+    def _mask(self, legal: list[Any]) -> np.ndarray:
+        key = tuple(legal)
+        mask = self._masks.get(key)
+        if mask is None:
+            mask = np.zeros(len(self.table), dtype=np.int8)
+            mask[[self.index[action] for action in legal]] = 1
+            if len(self._masks) >= 4096:
+                self._masks.clear()
+            self._masks[key] = mask
+        return mask
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        legal = self.state.legal_actions()
+        legal = self._legal_now()
         chosen = (
             self.table[int(action)]
             if action is not None and 0 <= int(action) < len(self.table)
@@ -157,6 +185,7 @@ class SparringEnv(AECEnv):
             raise ValueError(f"action {action!r} is not legal for {agent} now; legal: {allowed}")
         self._cumulative_rewards[agent] = 0.0
         self.state.apply_action(chosen)
+        self._legal = None
         self.steps += 1
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.state.is_terminal():

@@ -30,6 +30,7 @@ contributions, the bets and who is still in say what it decided).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -51,6 +52,7 @@ _WORD = {word: i for i, word in enumerate(ACTION_NAMES)}
 _WORD_SCALE = {"fold": 1.0, "call": float(MAX_CALLS), "raise": float(MAX_BETS)}
 
 
+@cache
 def layout(seats: int) -> dict[str, slice]:
     """Where each part (see the module docstring) lies in the vector, at ``seats`` seats."""
     sizes = {
@@ -74,6 +76,11 @@ def layout(seats: int) -> dict[str, slice]:
     return out
 
 
+@cache
+def _starts(seats: int) -> dict[str, int]:
+    return {part: where.start for part, where in layout(seats).items()}
+
+
 def size(seats: int) -> int:
     """The length of the vector at ``seats`` seats: ``111 + 68 * seats``."""
     return layout(seats)["showdown"].stop
@@ -86,40 +93,45 @@ def _cards(texts: Any) -> list[int]:
         raise ValueError(f"{texts!r} are not cards written like 'As'") from err
 
 
+def _seat(part: str, value: Any, seats: int) -> int:
+    if not isinstance(value, int) or not 0 <= value < seats:
+        raise ValueError(f"{part}: index {value!r} is outside 0..{seats - 1}")
+    return value
+
+
 def encode(observation: Mapping[str, Any], seats: int) -> np.ndarray:
     """The observation of one seat (``HoldemHand.observation``) as ``size(seats)`` float32s in
     [0, 1]; a ValueError when it is no observation of a ``seats``-seat hand."""
     if observation.get("seats") != seats:
         raise ValueError(f"an observation of {observation.get('seats')!r} seats, not {seats}")
-    parts = layout(seats)
+    at = _starts(seats)
     out = np.zeros(size(seats), dtype=np.float32)
-
-    def put(part: str, index: int, value: float = 1.0) -> None:
-        where = parts[part]
-        if not 0 <= index < where.stop - where.start:
-            raise ValueError(f"{part}: index {index} is outside 0..{where.stop - where.start - 1}")
-        out[where.start + index] = value
-
-    for c in _cards(observation["hole"]):
-        put("hole", c)
-    for c in _cards(observation["board"]):
-        put("board", c)
-    put("street", STREET_NAMES.index(observation["street"]))
-    put("seat", observation["seat"])
+    # the one-hot parts, gathered and set at once (the bridges encode at every step)
+    ones = [at["hole"] + c for c in _cards(observation["hole"])]
+    ones += [at["board"] + c for c in _cards(observation["board"])]
+    try:
+        ones.append(at["street"] + STREET_NAMES.index(observation["street"]))
+    except ValueError:
+        raise ValueError(f"street: {observation['street']!r} is none of {STREET_NAMES}") from None
+    ones.append(at["seat"] + _seat("seat", observation["seat"], seats))
     if observation["to_act"] >= 0:
-        put("to_act", observation["to_act"])
-    for s in range(seats):
-        put("active", s, float(bool(observation["active"][s])))
-        put("contributions", s, observation["contributions"][s] / MAX_CONTRIBUTION)
-    put("to_call", 0, observation["to_call"] / MAX_TO_CALL)
-    put("bets", 0, observation["bets"] / MAX_BETS)
-    put("pot", 0, observation["pot"] / (MAX_CONTRIBUTION * seats))
-    counts = np.zeros((len(STREET_NAMES), seats, len(ACTION_NAMES)), dtype=np.float32)
+        ones.append(at["to_act"] + _seat("to_act", observation["to_act"], seats))
+    for s, hole in observation["showdown"]:
+        ones += [at["showdown"] + _seat("showdown", s, seats) * N_CARDS + c for c in _cards(hole)]
+    out[ones] = 1.0
+    active, chips = observation["active"], observation["contributions"]
+    if len(active) != seats or len(chips) != seats:
+        raise ValueError(f"active and contributions list {seats} seats")
+    out[at["active"] : at["active"] + seats] = [float(bool(a)) for a in active]
+    out[at["contributions"] : at["contributions"] + seats] = chips
+    out[at["contributions"] : at["contributions"] + seats] /= MAX_CONTRIBUTION
+    out[at["to_call"]] = observation["to_call"] / MAX_TO_CALL
+    out[at["bets"]] = observation["bets"] / MAX_BETS
+    out[at["pot"]] = observation["pot"] / (MAX_CONTRIBUTION * seats)
+    actions, per_street = at["actions"], seats * len(ACTION_NAMES)
     for street, words in enumerate(observation["history"]):
         for s, word in words:
-            counts[street, s, _WORD[word]] += 1.0 / _WORD_SCALE[word]
-    out[parts["actions"]] = counts.reshape(-1)
-    for s, hole in observation["showdown"]:
-        for c in _cards(hole):
-            put("showdown", s * N_CARDS + c)
+            out[actions + street * per_street + s * len(ACTION_NAMES) + _WORD[word]] += (
+                1.0 / _WORD_SCALE[word]
+            )
     return out
