@@ -55,7 +55,7 @@ def register(top: argparse._SubParsersAction, groups: dict) -> None:
     prof = tools.add_parser(
         "profile",
         help="what the player-model store knows about a player (the statistics screen)",
-        description="Games, hands and every metric's estimate with its 90%% interval.",
+        description="Games, hands and every metric's estimate with its 90% interval.",
     )
     prof.add_argument(
         "--store", required=True, type=store_file, help="the player-model SQLite file"

@@ -61,6 +61,19 @@ SHOWN = ("mus", "no_mus", "discard", "bet", "score", "reveal", "ordago", "juego"
 PRIVATE = ("cards", "discarded_cards")
 
 
+def _words(detail: object) -> str:
+    """An event's detail as a player reads it: ``('grande', Kind.paso)`` is "grande paso",
+    whoever acted (a bot's moves are enum members, a person's are words)."""
+    if detail is None:
+        return ""
+    if isinstance(detail, tuple | list):
+        return " ".join(_words(part) for part in detail)
+    if isinstance(detail, dict):
+        return ", ".join(f"{key} {_words(value)}" for key, value in detail.items())
+    value = getattr(detail, "value", detail)  # an enum member: its word
+    return str(value).replace("_", " ")
+
+
 class Quit(Exception):
     """The person left the table."""
 
@@ -80,7 +93,9 @@ class HumanPlayer:
 
     def _show(self, kind: str, seat: int | None, detail: object) -> None:
         if kind in SHOWN:
-            self.write(f"  [{kind}] seat {seat}: {detail}")
+            who = "" if seat is None else f" seat {seat}"
+            said = _words(detail)
+            self.write(f"  [{kind}]{who}{': ' + said if said else ''}")
 
     def on_hand_end(self, revealed: tuple, public: tuple = ()) -> None:
         for kind, seat, detail in public[self.hand_public :]:
