@@ -1,5 +1,5 @@
 """Any OpenSpiel game as a Sparring game (``sparring.interop.spiel_games``, the registry's
-``openspiel`` family): the conformance check on four of them, a game as a pure function of
+``openspiel`` family): the conformance check on every game it takes, a game as a pure function of
 (seed, actions), one-line refusals of names OpenSpiel does not know or parameters it refuses,
 and OpenSpiel's bots as agents (their specs, the games they fit, their play for a seed)."""
 
@@ -18,6 +18,33 @@ from sparring.conformance import check_random_games
 from sparring.game_api import TERMINAL, IllegalActionError
 from sparring.interop import spiel_games
 from sparring.runtime.errors import ConfigError
+
+# OpenSpiel's games whose random games run for many thousands of moves: the check would take
+# minutes for one game (shogi: over 10 s a game on 2 cores), and it checks nothing new there
+LONG_GAMES = ("shogi",)
+
+
+@pytest.mark.slow
+def test_every_openspiel_game_the_family_takes_passes_the_conformance_check():
+    """Every game OpenSpiel registers, through the ``openspiel`` family: each is either taken
+    and passes two random games of Sparring's conformance check (deterministic ones, chance
+    ones, imperfect information through observations), or refused in one line that says why
+    (simultaneous moves, a game that lists no actions, one that needs parameters)."""
+    taken, refused = [], {}
+    for name in sorted(pyspiel.registered_names()):
+        if name.startswith(("python_sparring_", "python_")) or name in LONG_GAMES:
+            continue
+        why = game_api.refusal(f"openspiel:{name}")
+        if why is not None:
+            assert "\n" not in why and why.startswith("a registered game"), (name, why)
+            refused[name] = why
+            continue
+        report = check_random_games(game_api.get(f"openspiel:{name}"), 2, seed=1)
+        assert report.games == 2, name
+        taken.append(name)
+    assert len(taken) >= 80, taken  # (OpenSpiel 2.0.2 has 84 sequential games it can load)
+    assert "crossword" in refused and "lists no actions" in refused["crossword"]
+    assert {"chess", "go", "kuhn_poker", "leduc_poker", "tic_tac_toe", "backgammon"} <= set(taken)
 
 
 @pytest.mark.parametrize(

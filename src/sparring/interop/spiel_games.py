@@ -123,11 +123,26 @@ def load(game_string: str) -> Any:
         lines = [_WHERE.sub("", line).strip() for line in str(exc).splitlines()]
         said = "; ".join(line for line in lines if line)
         raise ValueError(f"OpenSpiel refuses {game_string!r}: {said}") from None
+    except (RuntimeError, IndexError, KeyError, TypeError) as exc:
+        # a C++ exception of OpenSpiel's own loader that pybind11 turns into a built-in one
+        # (a game that needs parameters it has no defaults for says `map::at`)
+        said = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")
+        raise ValueError(f"OpenSpiel cannot load {game_string!r} ({said})") from None
 
 
 def spiel_game(game_string: str) -> SpielGame:
-    """The family's maker: the Sparring game ``openspiel:<game_string>``."""
-    return SpielGame(game_string, load(game_string))
+    """The family's maker: the Sparring game ``openspiel:<game_string>``; a ValueError in one
+    line for a game whose first decision cannot list its actions (crossword's are structs)."""
+    game = load(game_string)
+    state = game.new_initial_state()
+    if not state.is_chance_node() and not state.is_terminal():
+        try:
+            with _quiet_stderr():
+                state.legal_actions()
+        except _pyspiel().SpielError as exc:
+            said = _WHERE.sub("", str(exc).splitlines()[0]).strip()
+            raise ValueError(f"OpenSpiel's {game_string!r} lists no actions: {said}") from None
+    return SpielGame(game_string, game)
 
 
 class SpielGame:
