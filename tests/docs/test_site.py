@@ -137,3 +137,18 @@ def test_a_browser_renders_the_navigation_and_code_blocks(site, page):
     if page != "index.html":  # a guide: its code highlighted into a code block
         assert re.search(r'<div class="[^"]*highlight[^"]*"><pre', dom), dom[:2000]
         assert "<code" in dom
+
+
+def test_the_readme_is_short_and_its_links_lead_somewhere():
+    """README.md stays an index (#51): under 200 lines, its four tasks each a command and a
+    link, and every relative link names a file of the repository."""
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) < 200
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text)
+    local = [link for link in links if not link.startswith(("http://", "https://"))]
+    assert len(local) >= 10, local
+    missing = [link for link in local if not (ROOT / link).is_file()]
+    assert not missing, missing
+    for guide in ("enter-your-bot", "add-a-game", "cluster", "train-and-evolve"):
+        assert f"docs/guides/{guide}.md" in local, guide
+    assert "make run" in text and "make test" in text
