@@ -12,6 +12,7 @@ from sparring.ga.round_robin import bradley_terry, champion_entrant, deal_edges,
 from sparring.poker.bots import calling_station, tight_aggressive
 from sparring.poker.deal_generation import generate_deals
 from sparring.poker.preflop import load_table
+from sparring.runtime.storage.location import locate
 
 SEATS = 6
 
@@ -88,7 +89,7 @@ def test_the_cache_is_reused_when_an_entrant_is_added(ray_session, deals, tmp_pa
             entrants,
             deals,
             "dealset",
-            tmp_path,
+            locate(tmp_path),  # the pair cache: a Location, made once by its caller
             1.6,
             1.1,
             bootstrap=20,

@@ -29,6 +29,7 @@ the champion after its decision).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from mlflow.exceptions import MlflowException
@@ -62,7 +63,7 @@ from sparring.runtime.errors import UsageError
 from sparring.runtime.programs.program import Limits
 from sparring.runtime.ray.parallel import parallel_map
 from sparring.runtime.storage import keys
-from sparring.runtime.storage.location import Location
+from sparring.runtime.storage.location import Location, locate
 
 __all__ = [
     "CHIPS_TAG",
@@ -228,7 +229,7 @@ def play_league(
     entrants: list[AnyEntrant],
     deals: DealSet,
     deal_hash: str,
-    cache: Location,
+    cache: Location | Path,
     raise_factor: float,
     call_factor: float,
     bootstrap: int,
@@ -253,6 +254,9 @@ def play_league(
     names = [e.name for e in entrants]
     if len(names) < 2:
         raise UsageError(f"a league needs two distinct agents or more; found {names}")
+    # the pair cache: a Location its caller made with the job's storage options (a local
+    # directory may come as a Path)
+    cache = locate(cache)
     pairs = [(i, j) for i in range(len(entrants)) for j in range(i + 1, len(entrants))]
     results: dict[tuple[int, int], np.ndarray] = {}
     todo = []
