@@ -293,3 +293,49 @@ def test_an_agent_spec_naming_no_agent_is_one_line_from_the_arena(tmp_path, spec
     [line] = done.stderr.strip().splitlines()
     assert says in line and spec in line, line
     assert not (tmp_path / "a").exists()
+
+
+HELD_DRIVER = """
+import ctypes, subprocess, sys, time
+from sparring.runtime import signals
+from sparring.runtime.processes import process_start
+from sparring.runtime.ray import health
+
+health.GRACE_S = 1.0
+signals.handle_termination()
+head = subprocess.Popen(["sleep", "600"])  # stands for the local head
+health.when_stuck(lambda lost: print("said:", lost.said, file=sys.stderr))
+health.when_stuck(lambda lost: print("run marked KILLED", file=sys.stderr))
+health.watch_head(head.pid, process_start(head.pid))
+print(head.pid, flush=True)
+if sys.argv[1] == "held":
+    ctypes.CDLL(None).sleep(60)  # inside C code, as inside Ray's: no Python runs to stop it
+else:
+    while True:  # Python's own waiting (as parallel_map's polls of Ray): the stop reaches it
+        time.sleep(0.05)
+print("still running", flush=True)
+"""
+
+
+@pytest.mark.parametrize("main", ["held", "free"])
+def test_a_driver_held_in_c_when_its_head_ends_is_ended_by_the_watcher(tmp_path, main):
+    """The flake this fixes: evolve held inside Ray's C++ when its head was killed exited 1
+    with no line (Ray's own end, its reason in a log file). The watcher gives the main thread
+    ``GRACE_S`` (1 s here), then runs the ``when_stuck`` hooks (the run marked KILLED, the line
+    said) and ends the process with EXIT_RAY_LOST itself. The control: a main thread that is
+    free to stop does so, and the hooks never run."""
+    proc = subprocess.Popen([sys.executable, "-c", HELD_DRIVER, main], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    head = int(proc.stdout.readline())
+    began = time.monotonic()
+    os.kill(head, signal.SIGKILL)
+    out, err = proc.communicate(timeout=30)
+    assert "still running" not in out and time.monotonic() - began < 20
+    if main == "held":
+        assert proc.returncode == EXIT_RAY_LOST, err
+        assert err.splitlines() == [
+            "run marked KILLED",  # the hook registered last runs first: the run, then the line
+            f"said: the local Ray head (pid {head}) ended during the run",
+        ]
+    else:
+        assert proc.returncode != EXIT_RAY_LOST and "said:" not in err, err

@@ -38,7 +38,8 @@ from sparring.pipelines import PIPELINES
 from sparring.runtime import checkout
 from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, reader_gone
 from sparring.runtime.explain import one_line
-from sparring.runtime.signals import handle_termination, mark, termination
+from sparring.runtime.ray.health import when_stuck
+from sparring.runtime.signals import Stopped, handle_termination, mark, termination
 
 RESUME_HINT = "interrupted; run the same command again to resume"
 
@@ -141,6 +142,17 @@ def launch(script: str, config_name: str, run: Target) -> None:
                      "hydra.output_subdir=null"]  # fmt: skip
     handle_termination()  # SIGTERM / SIGHUP end the run as Ctrl-C does
     began = mark()
+
+    def hint_for(ended: Stopped | None) -> str:
+        resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
+        said = ended.said if ended else "interrupted"
+        hint = RESUME_HINT.replace("interrupted", said) if resumes else said
+        if ended and ended.retry and not resumes:
+            hint += "; run the same command again"
+        return hint
+
+    # a driver held inside Ray when its head ends is ended by the head's watcher: the same line
+    when_stuck(lambda lost: print(hint_for(lost), file=sys.stderr))
     try:
         with _reported():  # composition errors: unknown keys, wrong types, unknown options
             refuse_renamed(config_name, sys.argv[1:])  # an old key: its new name, no Hydra
@@ -151,13 +163,8 @@ def launch(script: str, config_name: str, run: Target) -> None:
                 sys.exit(0)
             task()
     except KeyboardInterrupt as stop:
-        resumes = resumable(typed[-1]) if callable(resumable) and typed else resumable is True
         ended = termination(stop, began)  # (a SIGTERM Ray re-raised as a plain Ctrl-C too)
-        said = ended.said if ended else "interrupted"
-        hint = RESUME_HINT.replace("interrupted", said) if resumes else said
-        if ended and ended.retry and not resumes:
-            hint += "; run the same command again"
-        print(hint, file=sys.stderr)
+        print(hint_for(ended), file=sys.stderr)
         if ended and ended.retry:
             # Ray is gone: its shutdown at exit would wait for it, log C++ lines and exit 1
             sys.stdout.flush()

@@ -9,6 +9,10 @@ own answer is a minute of silence, then C++ log lines and exit 1 (or a task's
   main thread with ``RayLost`` (``signals.stop_main``): the run is marked KILLED, checkpoints
   already written stay, and the driver exits ``EXIT_RAY_LOST`` (75) with one line that says
   rerunning the same command resumes (or runs it again, for a pipeline without checkpoints).
+- If the main thread has not ended the process ``GRACE_S`` seconds later, it is held inside
+  Ray's C++ (which would end the process itself, exit 1, its reason only in a log file, once
+  its own wait for the GCS runs out): the watcher then runs the ``when_stuck`` hooks (the run
+  marked KILLED, the same one line said) and ends the process ``EXIT_RAY_LOST`` itself.
 - ``diagnose`` names the cause of a failed task when it is Ray's, not the task's: the session
   directory gone, or the head gone (``runtime.ray.parallel`` asks it before raising a task's error).
 """
@@ -18,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from sparring.runtime.processes import process_start
@@ -40,6 +46,18 @@ class RayLost(Stopped):
 
 
 _watched: dict[int, threading.Thread] = {}
+_when_stuck: list[Callable[[RayLost], None]] = []
+
+GRACE_S = 15.0
+"""How long the main thread has to end the process after the head's end before the watcher
+ends it (a normal unwind takes well under a second; Ray's own wait for its GCS is 60 s)."""
+
+
+def when_stuck(hook: Callable[[RayLost], None]) -> Callable[[], None]:
+    """Have ``hook(cause)`` run if the main thread is held when the head ends (see the module
+    docstring); hooks run last registered first. Returns what removes it again."""
+    _when_stuck.append(hook)
+    return lambda: _when_stuck.remove(hook) if hook in _when_stuck else None
 
 
 def watch_head(pid: int, start: str) -> None:
@@ -73,7 +91,19 @@ def _wait_for_end(pid: int, start: str) -> None:
         if handle is not None:
             os.close(handle)
     if _watched.get(pid) is threading.current_thread():
-        stop_main(RayLost(head_ended(pid)))
+        cause = RayLost(head_ended(pid))
+        stop_main(cause)
+        threading.Event().wait(GRACE_S)  # the main thread ends the process before this, or
+        _end_held_process(cause)  # it is held inside Ray: end it here
+
+
+def _end_held_process(cause: RayLost) -> None:
+    for hook in reversed(list(_when_stuck)):
+        with contextlib.suppress(Exception):  # (each does what it can; the exit comes anyway)
+            hook(cause)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(cause.exit_status)
 
 
 def head_ended(pid: int) -> str:

@@ -41,6 +41,7 @@ from sparring.runtime.provenance import (
     ray_job_id,
     submission_tags,
 )
+from sparring.runtime.ray.health import when_stuck
 from sparring.runtime.redact import redact_value
 from sparring.runtime.signals import deferred, mark, termination
 from sparring.runtime.storage.location import Location, locate
@@ -466,6 +467,8 @@ def tracked_run(
     nodes_used(reset=True)
     logger.log_text(OmegaConf.to_yaml(OmegaConf.create(redact_value(conf))), "config.yaml")
     began = mark()  # (only a stop handled during this run is this run's)
+    # a driver held inside Ray when its head ends is ended by the head's watcher: KILLED first
+    forget = when_stuck(lambda cause: logger.end_quietly("KILLED"))
     try:
         yield logger
     except StopRun as stop:  # a scheduler ended it early: not a failure
@@ -481,6 +484,8 @@ def tracked_run(
         if ended:
             raise ended from exc
         raise
+    finally:
+        forget()
     nodes = nodes_used()
     if nodes:  # where the run's tasks ran: a multi-node run shows its spread
         logger.log_metrics({"nodes_used": len(nodes)})
