@@ -178,10 +178,10 @@ class _Bridge:
         }
         if len(self.ids) != len(self.actions) or not self.actions:
             raise ValueError(f"{self.name}: actions() must list distinct actions, at least one")
-        # a game whose actions are small non-negative integers (FlagBots' moves) has its legal
-        # actions numbered at once, by one lookup of the whole list
         # the ids of legal sets seen (most games offer few distinct ones: Eleusis all 52)
         self.known_legal: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        # a game whose actions are small non-negative integers (FlagBots' moves) has its legal
+        # actions numbered at once, by one lookup of the whole list
         self.id_of: np.ndarray | None = None
         if all(type(a) is int and 0 <= a < 1 << 20 for a in self.actions):
             self.id_of = np.full(max(self.actions) + 1, -1, np.int64)
