@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from sparring import game_api
 from sparring.cli import arena, cluster, local_ray, runs, submit, tune
 from sparring.cli.common import EXIT_USAGE, Parser, group
-from sparring.runtime.errors import EXIT_INTERRUPTED, reader_gone
+from sparring.runtime.errors import EXIT_INTERRUPTED, reader_gone, said_last
 from sparring.runtime.explain import one_line
 
 DOMAINS = (runs, tune, arena, cluster, submit, local_ray)
@@ -83,4 +83,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
 
 
-__all__ = ["build_parser", "main"]
+def console() -> None:
+    """The ``sparring`` program: ``main`` on the command line, and a failure's line (error,
+    interrupted, the resume command) stays the last one: the teardown after it is not shown."""
+    status = main()
+    if status:
+        said_last()
+    sys.exit(status)
+
+
+__all__ = ["build_parser", "console", "main"]

@@ -1,7 +1,5 @@
-"""``python -m sparring.cli``."""
+"""``python -m sparring.cli``: the ``sparring`` program."""
 
-import sys
+from sparring.cli import console
 
-from sparring.cli import main
-
-sys.exit(main())
+console()

@@ -36,7 +36,13 @@ from sparring.launch.help import render as render_help
 from sparring.launch.preflight import check_tracking
 from sparring.pipelines import PIPELINES
 from sparring.runtime import checkout
-from sparring.runtime.errors import EXIT_INTERRUPTED, EXIT_USAGE, reader_gone
+from sparring.runtime.errors import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    reader_gone,
+    said_last,
+    say_last,
+)
 from sparring.runtime.explain import one_line
 from sparring.runtime.ray.health import when_stuck
 from sparring.runtime.signals import Stopped, handle_termination, mark, termination
@@ -164,13 +170,16 @@ def launch(script: str, config_name: str, run: Target) -> None:
             task()
     except KeyboardInterrupt as stop:
         ended = termination(stop, began)  # (a SIGTERM Ray re-raised as a plain Ctrl-C too)
-        print(hint_for(ended), file=sys.stderr)
+        say_last(hint_for(ended))
         if ended and ended.retry:
             # Ray is gone: its shutdown at exit would wait for it, log C++ lines and exit 1
             sys.stdout.flush()
-            sys.stderr.flush()
             os._exit(ended.exit_status)
         sys.exit(ended.exit_status if ended else EXIT_INTERRUPTED)
+    except SystemExit as leaving:
+        if leaving.code not in (0, None):  # its one line ("error: ...") is printed
+            said_last()
+        raise
     sys.exit(resolve(exit_status)(results[0]) if exit_status and len(results) == 1 else 0)
 
 

@@ -29,6 +29,28 @@ def reader_gone() -> int:
     os.dup2(devnull, sys.stdout.fileno())
     return EXIT_BROKEN_PIPE
 
+def said_last() -> None:
+    """What the process printed on stderr is its last word: stderr is pointed at /dev/null, so
+    what the teardown writes after it (Ray's C++ threads logging, as the driver shuts down, that
+    they could not report a cancelled task: seen in CI) cannot push the one line a user or a
+    scheduler reads off the end. Call it only on the way out of the process."""
+    import os
+    import sys
+
+    sys.stderr.flush()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+
+
+def say_last(line: str) -> None:
+    """Print ``line`` on stderr, then ``said_last``: nothing the process writes after it shows."""
+    import sys
+
+    print(line, file=sys.stderr, flush=True)
+    said_last()
+
+
 _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")  # CSI sequences: colours, cursor moves
 
 
