@@ -75,7 +75,7 @@ def _reaches_flop(preflop_equity, n, rf=DEFAULT_RAISE_FACTOR, cf=DEFAULT_CALL_FA
     eq = np.zeros((n, 4, n - 1), np.float32)
     for h in range(n):
         eq[h, 0, :] = preflop_equity[h]
-    scratch = [np.empty(n, np.int64) for _ in range(4)] + [np.empty(n, np.bool_)] * 2
+    scratch = [np.empty(n, np.int64) for _ in range(4)]
     return flop_is_reached(
         eq,
         n,
@@ -87,8 +87,6 @@ def _reaches_flop(preflop_equity, n, rf=DEFAULT_RAISE_FACTOR, cf=DEFAULT_CALL_FA
         np.zeros((n, 540), np.bool_),
         scratch[2],
         scratch[3],
-        scratch[4],
-        np.empty(n, np.bool_),
     )
 
 

@@ -174,3 +174,19 @@ def test_bad_shapes_and_values_are_refused():
         evaluate7(np.full((1, 7), 60))
     with pytest.raises(ValueError, match="1..7462"):
         hand_category(np.array([0]))
+
+
+@pytest.mark.parametrize("evaluate, width", [(evaluate7, 7), (evaluate5, 5)])
+def test_a_byte_out_of_range_anywhere_in_a_batch_is_refused(evaluate, width):
+    """The kernels check card bytes as they read them (no pass over the input first): every
+    byte 52..255, in every position of the last hand of a batch of good hands, is refused; the
+    batch without it is evaluated (the control)."""
+    rng = np.random.default_rng(7)
+    good = np.argsort(rng.random((50, 52)), axis=1)[:, :width].astype(np.uint8)
+    assert evaluate(good).min() >= 1
+    for byte in range(52, 256):
+        for position in range(width):
+            bad = good.copy()
+            bad[-1, position] = byte
+            with pytest.raises(ValueError, match="0..51"):
+                evaluate(bad)

@@ -19,7 +19,7 @@ import pyarrow as pa
 from numba import njit
 
 from sparring.poker.catalog import MAX_SEATS, MIN_SEATS
-from sparring.poker.engine import betting_round, start_hand
+from sparring.poker.engine import SEAT_COUNT, betting_round, start_hand
 from sparring.poker.equity import equity_by_opponents_kernel
 from sparring.poker.evaluator import CARD_BITS, CARD_KEYS, SUIT_START, value7
 from sparring.poker.preflop import _GRID, load_table
@@ -131,8 +131,6 @@ def flop_is_reached(
     used,
     contrib,
     street_contrib,
-    active,
-    acted,
 ):
     """True when two or more players see the flop in at least one rotation.
 
@@ -144,10 +142,10 @@ def flop_is_reached(
     for b in range(n):
         for s in range(n):
             seat_hole[s] = (s + b) % n
-        n_active = start_hand(n, contrib, active)
-        n_active = betting_round(
+        active = start_hand(n, contrib)
+        active = betting_round(
             0,
-            n_active,
+            active,
             equity,
             seat_hole,
             seat_player,
@@ -157,10 +155,8 @@ def flop_is_reached(
             used,
             contrib,
             street_contrib,
-            active,
-            acted,
         )
-        if n_active >= 2:
+        if SEAT_COUNT[active] >= 2:
             return True
     return False
 
@@ -188,8 +184,6 @@ def _generate_kernel(
     seat_player = np.empty(n, dtype=np.int64)
     contrib = np.empty(n, dtype=np.int64)
     street_contrib = np.empty(n, dtype=np.int64)
-    active = np.empty(n, dtype=np.bool_)
-    acted = np.empty(n, dtype=np.bool_)
     genes = np.zeros((n, 540, 2), dtype=np.int8)  # unused preflop
     used = np.zeros((n, 540), dtype=np.bool_)
     need = 5 + 2 * n
@@ -224,8 +218,6 @@ def _generate_kernel(
                 used,
                 contrib,
                 street_contrib,
-                active,
-                acted,
             ):
                 break
             rejected += 1
