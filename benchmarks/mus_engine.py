@@ -7,12 +7,19 @@ Both play whole matches (decision log on); the percentiles the synthetic players
 filled before the timing (once per process). That fill is measured too, both ways in the same
 run: every hand of every lance scanned against every multiset (``mus.strength.scan``, how a
 process filled it before 2026-12-05) against the one-pass tables (``full_deck_table``).
+
+Where the engine's limit lies: the Python calls a hand makes (counted by cProfile over the same
+kind of matches) times what an empty Python call costs here is the fastest this engine could
+be, whatever its functions did.
 """
 
 from __future__ import annotations
 
+import cProfile
+import pstats
 import sys
 import time
+import timeit
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -31,6 +38,22 @@ def hands_per_second(make_players, matches: int) -> tuple[float, int]:
         state, _ = play_match(game, make_players(m), seed=m, match_id=m)
         hands += state.hand_number
     return hands / (time.perf_counter() - start), hands
+
+
+def calls_per_hand(matches: int) -> float:
+    """Python calls a hand makes with four synthetic players (cProfile's count)."""
+    profile = cProfile.Profile()
+    profile.enable()
+    _, hands = hands_per_second(
+        lambda m: [SyntheticPlayer.with_rates(seed=4 * m + i) for i in range(4)], matches
+    )
+    profile.disable()
+    stats = pstats.Stats(profile).stats  # type: ignore[attr-defined]
+    return sum(entry[1] for entry in stats.values()) / hands
+
+
+def _nothing() -> None:
+    pass
 
 
 def fill_seconds(repeats: int) -> tuple[float, float]:
@@ -64,6 +87,9 @@ def main() -> None:
         lambda m: [SyntheticPlayer.with_rates(seed=4 * m + i) for i in range(4)], matches
     )
     rand, n_rand = hands_per_second(lambda m: [RandomPlayer(4 * m + i) for i in range(4)], matches)
+    calls = calls_per_hand(max(matches // 4, 5))
+    empty_call = min(timeit.repeat(_nothing, number=1_000_000, repeat=3)) / 1_000_000
+    ceiling = 1 / (calls * empty_call)
     report(
         "mus engine (complete hands, one core)",
         [
@@ -73,6 +99,8 @@ def main() -> None:
                 rand,
                 f"{n_rand:,} hands; synthetic/random {synth / rand:.2f}x",
             ),
+            ("Python calls a hand, synthetic players", calls, f"empty: {empty_call * 1e9:.0f} ns"),
+            ("hands/s were every call empty (ceiling)", ceiling, f"{synth / ceiling:.2f} of it"),
             ("percentile fill, every hand scanned, s", scanned, "the baseline"),
             ("percentile fill, one-pass tables, s", tabled, f"{tabled / scanned:.4f}x"),
         ],
@@ -80,6 +108,9 @@ def main() -> None:
             "synthetic_hands_per_s": round(synth),
             "random_hands_per_s": round(rand),
             "ratio": round(synth / rand, 2),
+            "python_calls_per_hand": round(calls),
+            "empty_call_ns": round(empty_call * 1e9, 1),
+            "ceiling_hands_per_s": round(ceiling),
             "fill_scan_s": round(scanned, 3),
             "fill_tables_s": round(tabled, 4),
             "goal_hands_per_s": 2000,
