@@ -38,6 +38,32 @@ def test_alpha_beta_and_enhancements_equal_minimax(depth):
         assert len(set(values.values())) == 1, values
 
 
+@pytest.mark.parametrize("depth", [1, 2])
+def test_principal_variation_search_is_exact_where_nothing_is_reduced(depth):
+    """``reduced`` searches every move after the first with a null window first and searches
+    again only what beats it: exact, like alpha-beta. Reductions and the null move start at
+    depth 3, so at depths 1 and 2 its values are alpha-beta's on every position."""
+    cfg = FlagBotsConfig()
+    for st in random_positions(6, 10, seed=20 + depth):
+        reduced = Engine(cfg, searcher("reduced")).search(st, depth=depth, time_s=None)
+        exact = Engine(cfg, searcher("alphabeta")).search(st, depth=depth, time_s=None)
+        assert reduced.score == exact.score
+
+
+def test_reductions_and_the_null_move_search_fewer_nodes_to_the_same_depth():
+    """What ``reduced`` is for: the same depth for fewer nodes than ``full`` (the same engine
+    without them), on every position here; its moves stay legal."""
+    cfg = FlagBotsConfig()
+    for st in random_positions(4, 8, seed=31):
+        full = Engine(cfg, searcher("full")).search(st, depth=6, time_s=None)
+        reduced = Engine(cfg, searcher("reduced")).search(st, depth=6, time_s=None)
+        assert reduced.depth == full.depth == 6
+        assert reduced.nodes < full.nodes, (reduced.nodes, full.nodes)
+        pos = Position(cfg)
+        pos.st[:] = st
+        assert reduced.move in pos.legal_actions()
+
+
 def test_pruning_changes_only_harmless_blasts_value():
     # With the pruning on the value may only differ when a harmless blast was best: compare
     # against a search whose move list is the pruned one (same value on these positions).

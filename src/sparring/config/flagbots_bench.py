@@ -22,6 +22,7 @@ class Searcher(StrEnum):
     id_tt = "id_tt"
     id_tt_kh = "id_tt_kh"
     full = "full"
+    reduced = "reduced"
 
 
 class SuitePosition(StrEnum):

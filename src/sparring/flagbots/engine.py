@@ -3,9 +3,10 @@
 Searchers (``sparring.flagbots.searchers``) are configurations: plain minimax (no pruning),
 alpha-beta, and alpha-beta with iterative deepening (root ordered by the previous iteration),
 transposition table, killer and history heuristics, aspiration windows and the self-destruct
-pruning of the notes. Time is kept by the driver: each iteration gets a node budget from the
-measured speed and the time left, and an aborted iteration is discarded (the best move of the
-last completed one is played). Memory is the transposition table, sized from ``memory_mb``.
+pruning of the notes; the ``reduced`` searcher adds principal-variation search, late-move
+reductions and null-move pruning. Time is kept by the driver: each iteration gets a node budget
+from the measured speed and the time left, and an aborted iteration is discarded (the best move
+of the last completed one is played). Memory is the transposition table, sized from ``memory_mb``.
 """
 
 from __future__ import annotations
@@ -49,7 +50,16 @@ from sparring.flagbots.searchers import MAX_PLY, EngineSettings
 WIN = 1_000_000
 INF = 2_000_000_000
 # cfg flags
-ALPHA_BETA, USE_TT, KILLERS, HISTORY, PRUNE, NODE_LIMIT = range(6)
+ALPHA_BETA, USE_TT, KILLERS, HISTORY, PRUNE, NODE_LIMIT, REDUCE = range(7)
+# Late-move reductions: a move this late in the order (the hash move and the killers come
+# first), searched this deep, is searched one ply shallower with a null window first (two plies
+# from REDUCE_MORE_FROM_MOVE on, a ply deeper); a move that beats alpha there is searched again.
+REDUCE_FROM_MOVE, REDUCE_FROM_DEPTH, REDUCE_MORE_FROM_MOVE = 2, 3, 4
+# Null-move pruning: at a node this deep that only has to prove "at least beta" (a null window),
+# let the other side move twice; if a search NULL_R plies shallower (one more from depth
+# NULL_DEEPER_FROM) still reaches beta, so does some real move (moving is rarely worse than
+# passing in FlagBots). Tuned by depth reached and games: benchmarks/search_strength.py.
+NULL_FROM_DEPTH, NULL_R, NULL_DEEPER_FROM = 3, 2, 5
 # stats
 NODES, LEAVES, TT_HITS, CUTOFFS, ABORTED = range(5)
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -142,6 +152,7 @@ _WORKSPACE_SPEC = [
     ("move_buf", int64[:, :]),
     ("score_buf", int64[:, :]),
     ("stats", int64[:]),
+    ("null_ply", int64[:]),
 ]
 
 
@@ -154,7 +165,7 @@ class SearchWorkspace:
     recursion)."""
 
     def __init__(self, undo, zob, cfg, tt_key, tt_val, tt_info, killers, hist, move_buf,
-                 score_buf, stats):  # fmt: skip
+                 score_buf, stats, null_ply):  # fmt: skip
         self.undo = undo
         self.zob = zob
         self.cfg = cfg
@@ -166,6 +177,7 @@ class SearchWorkspace:
         self.move_buf = move_buf
         self.score_buf = score_buf
         self.stats = stats
+        self.null_ply = null_ply  # 1 at a ply reached by a null move (no two in a row)
 
 
 def is_destruct(move: int) -> bool:
@@ -202,6 +214,7 @@ def negamax(st, ws, key, depth, ply, alpha, beta):
         stats[LEAVES] += 1
         return evaluate(st)
     use_ab = cfg[ALPHA_BETA] != 0
+    reduce = use_ab and cfg[REDUCE] != 0
     alpha0 = alpha
     tt_move = -1
     slot = 0
@@ -221,6 +234,19 @@ def negamax(st, ws, key, depth, ply, alpha, beta):
                 if use_ab and flag == UPPER and value <= alpha:
                     stats[TT_HITS] += 1
                     return value
+    null_move = reduce and depth >= NULL_FROM_DEPTH and beta - alpha == 1
+    if null_move and ws.null_ply[ply] == 0 and abs(beta) < WIN // 2:
+        side_key = ws.zob[2 * st[W] * st[H]]
+        st[SIDE] = 1 - st[SIDE]
+        ws.null_ply[ply + 1] = 1
+        r = NULL_R + 1 if depth >= NULL_DEEPER_FROM else NULL_R
+        value = -negamax(st, ws, key ^ side_key, depth - 1 - r, ply + 1, -beta, 1 - beta)
+        ws.null_ply[ply + 1] = 0
+        st[SIDE] = 1 - st[SIDE]
+        if stats[ABORTED]:
+            return 0
+        if value >= beta:
+            return beta
     moves = ws.move_buf[ply]
     scores = ws.score_buf[ply]
     killers, hist, undo, zob = ws.killers, ws.hist, ws.undo, ws.zob
@@ -246,6 +272,8 @@ def negamax(st, ws, key, depth, ply, alpha, beta):
         key2 = make(st, undo, zob, key, m)
         if depth == 1:
             value = -_leaf_value(st, stats, cfg)
+        elif reduce and i > 0:
+            value = _scout(st, ws, key2, depth, ply, alpha, beta, i, m)
         else:
             value = -negamax(st, ws, key2, depth - 1, ply + 1, -beta, -alpha)
         unmake(st, undo, zob, key2)
@@ -274,6 +302,25 @@ def negamax(st, ws, key, depth, ply, alpha, beta):
         ws.tt_val[slot] = best
         ws.tt_info[slot] = depth | (flag << 8) | (best_move << 10)
     return best
+
+
+@njit
+def _scout(st, ws, key, depth, ply, alpha, beta, i, m):
+    """The value of move ``m`` (the ``i``-th tried, already made) by principal-variation
+    search: a null window around ``alpha`` proves it no better than the moves before it, a
+    late move that is not a self-destruct first searched shallower; only a move that beats
+    ``alpha`` is searched again, to full depth, then with the full window."""
+    r = 0
+    if depth >= REDUCE_FROM_DEPTH and i >= REDUCE_FROM_MOVE and not is_destruct_kernel(m):
+        r = 1 if i < REDUCE_MORE_FROM_MOVE or depth < REDUCE_FROM_DEPTH + 1 else 2
+    if r:
+        value = -negamax(st, ws, key, depth - 1 - r, ply + 1, -alpha - 1, -alpha)
+        if value <= alpha or ws.stats[ABORTED]:
+            return value
+    value = -negamax(st, ws, key, depth - 1, ply + 1, -alpha - 1, -alpha)
+    if alpha < value < beta and not ws.stats[ABORTED]:
+        value = -negamax(st, ws, key, depth - 1, ply + 1, -beta, -alpha)
+    return value
 
 
 @njit
@@ -339,7 +386,7 @@ class Engine:
         self.ws = SearchWorkspace(
             undo=np.zeros((cfg.limit + 1, UNDO_WIDTH), np.int64),
             zob=self.zob,
-            cfg=np.zeros(6, np.int64),
+            cfg=np.zeros(7, np.int64),
             tt_key=np.zeros(size, np.int64),
             tt_val=np.zeros(size, np.int32),
             tt_info=np.zeros(size, np.int64),
@@ -348,6 +395,7 @@ class Engine:
             move_buf=np.zeros((MAX_PLY, MAX_MOVES), np.int64),
             score_buf=np.zeros((MAX_PLY, MAX_MOVES), np.int64),
             stats=np.zeros(5, np.int64),
+            null_ply=np.zeros(MAX_PLY + 1, np.int64),
         )
         _warm_up(self)
 
@@ -386,6 +434,7 @@ class Engine:
             c.history,
             c.prune_destructs,
             node_limit or 2**62,
+            c.reductions,
         ]
         ws.killers[:] = -1
         ws.hist[:] //= 8  # age the history between searches

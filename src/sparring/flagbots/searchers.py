@@ -24,6 +24,7 @@ class EngineSettings:
     history: bool = True
     aspiration: int = 0  # half-width of the aspiration window; 0 = off
     prune_destructs: bool = True
+    reductions: bool = False  # principal-variation search and late-move reductions
     max_depth: int = 64
     time_s: float | None = 2.0
     memory_mb: int = 100
@@ -59,6 +60,7 @@ SEARCHERS: dict[str, EngineSettings] = {
     "id_tt": EngineSettings("id_tt", killers=False, history=False, prune_destructs=False),
     "id_tt_kh": EngineSettings("id_tt_kh", prune_destructs=False),
     "full": EngineSettings("full", aspiration=200),
+    "reduced": EngineSettings("reduced", aspiration=200, reductions=True),
 }
 
 

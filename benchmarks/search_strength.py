@@ -1,0 +1,117 @@
+"""FlagBots: is the ``reduced`` searcher stronger than ``full`` (the engine before it)? Depth
+reached in the same time on the same positions, then games between the two at a time a move,
+with an SPRT (elo0 = 0, elo1 = 50, alpha = beta = 0.05) that stops the match when it decides.
+
+    python benchmarks/search_strength.py [--ms 100] [--pairs 200] [--workers 2] [--quick]
+
+Games come in pairs of seeds (each searcher South once); a seed picks the first four plies at
+random. Both searchers get the same time a move (``--ms``; the contest rule is 2,000 ms, which
+takes hours of this machine for an SPRT: the default is 100). Results, the Elo with its 95%
+interval and the SPRT's verdict are printed, the figures as JSON on the last line.
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import parser, report
+
+from sparring.arena.sprt import SPRT
+from sparring.flagbots.engine import Engine
+from sparring.flagbots.game import Position
+from sparring.flagbots.match import elo_from_score, play_game
+from sparring.flagbots.rules import FlagBotsConfig, initial
+from sparring.flagbots.searchers import searcher
+
+NEW, OLD = "reduced", "full"
+
+
+def positions(count: int) -> list[np.ndarray]:
+    """The start and ``count - 1`` positions a few random plies in (seeded)."""
+    out = [initial(FlagBotsConfig())]
+    seed = 0
+    while len(out) < count:
+        pos, rng = Position(), np.random.default_rng(seed)
+        for _ in range(6 + 4 * seed):
+            pos.apply_action(int(rng.choice(pos.legal_actions())))
+            if pos.is_terminal():
+                break
+        if not pos.is_terminal():
+            out.append(pos.st.copy())
+        seed += 1
+    return out
+
+
+def depths(kind: str, states: list[np.ndarray], seconds: float) -> list[int]:
+    """The last completed depth of a fresh engine on each position within ``seconds``."""
+    cfg = FlagBotsConfig()
+    return [Engine(cfg, searcher(kind)).search(st, time_s=seconds).depth for st in states]
+
+
+def pair(seed: int, ms: float) -> tuple[float, float]:
+    """NEW's points (0, 0.5 or 1) in the two games of ``seed``: South, then North."""
+    cfg = FlagBotsConfig()
+    new, old = searcher(NEW, time_s=ms / 1000), searcher(OLD, time_s=ms / 1000)
+    south = play_game(cfg, new, old, seed, opening_plies=4).result
+    north = -play_game(cfg, old, new, seed, opening_plies=4).result
+    return (south + 1) / 2, (north + 1) / 2
+
+
+def main() -> None:
+    args = parser(__doc__)
+    args.add_argument("--ms", type=float, default=100.0, help="time a move, ms (100)")
+    args.add_argument("--pairs", type=int, default=200, help="most game pairs (200)")
+    args.add_argument("--workers", type=int, default=2, help="processes playing (2)")
+    opts = args.parse_args()
+    pairs = 10 if opts.quick else opts.pairs
+    states = positions(3 if opts.quick else 6)
+    seconds = 0.5 if opts.quick else 2.0
+    depth = {kind: depths(kind, states, seconds) for kind in (OLD, NEW)}
+    test = SPRT(elo0=0.0, elo1=50.0, alpha=0.05, beta=0.05, max_units=2 * pairs)
+    games: list[float] = []  # NEW's score a game, in the order the pairs finished
+    verdict = "continue"
+    with ProcessPoolExecutor(opts.workers) as pool:
+        futures = [pool.submit(pair, seed, opts.ms) for seed in range(pairs)]
+        for future in futures:
+            games += future.result()
+            verdict, _ = test.decide(np.array(games))
+            if verdict in ("H0", "H1"):
+                for rest in futures:
+                    rest.cancel()
+                break
+    wins = sum(g == 1.0 for g in games)
+    losses = sum(g == 0.0 for g in games)
+    draws = len(games) - wins - losses
+    elo, low, high = elo_from_score(wins, draws, losses)
+    report(
+        f"flagbots search strength: {NEW} against {OLD}",
+        [
+            (f"{OLD}: depth in {seconds:g} s, {len(states)} positions", min(depth[OLD]),
+             f"depths {depth[OLD]}"),
+            (f"{NEW}: depth in {seconds:g} s", min(depth[NEW]), f"depths {depth[NEW]}"),
+            (f"games at {opts.ms:g} ms a move", len(games), f"+{wins} ={draws} -{losses}"),
+            ("Elo, the new against the old", elo, f"95% [{low:+.0f}, {high:+.0f}], SPRT {verdict}"),
+        ],
+        {
+            "depths_old": depth[OLD],
+            "depths_new": depth[NEW],
+            "ms_a_move": opts.ms,
+            "wins": wins,
+            "draws": draws,
+            "losses": losses,
+            "elo": round(elo, 1),
+            "elo_low": round(low, 1),
+            "elo_high": round(high, 1),
+            "sprt": verdict,
+            "quick": opts.quick,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
