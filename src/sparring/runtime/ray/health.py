@@ -13,6 +13,11 @@ own answer is a minute of silence, then C++ log lines and exit 1 (or a task's
   Ray's C++ (which would end the process itself, exit 1, its reason only in a log file, once
   its own wait for the GCS runs out): the watcher then runs the ``when_stuck`` hooks (the run
   marked KILLED, the same one line said) and ends the process ``EXIT_RAY_LOST`` itself.
+- Known gap: the head's raylet and its object store end with the head. A driver whose next
+  touch of the object store comes before the watcher can act is ended at once by Ray's C++
+  (``The connection to the plasma store is failed. Terminate the process.`` in its Ray log),
+  exit 1 and nothing said. Its checkpoints stay and the rerun resumes and marks its run KILLED;
+  only a supervising parent process could say the line then.
 - ``diagnose`` names the cause of a failed task when it is Ray's, not the task's: the session
   directory gone, or the head gone (``runtime.ray.parallel`` asks it before raising a task's error).
 """
