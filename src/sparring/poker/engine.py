@@ -192,32 +192,6 @@ def play_streets(
 
 
 @njit(cache=True)
-def play_hand(
-    equity,
-    strength,
-    seat_hole,
-    seat_player,
-    genes,
-    raise_factor,
-    call_factor,
-    used,
-    net_by_seat,
-    contrib,
-    street_contrib,
-):
-    """Play one hand; writes each seat's net chips into ``net_by_seat`` and marks ``used``.
-
-    ``strength`` holds the deal's (N,) showdown values; the last two arrays are scratch
-    space of length N.
-    """
-    active = start_hand(seat_hole.shape[0], contrib)
-    play_streets(
-        0, active, equity, strength, seat_hole, seat_player, genes, raise_factor,
-        call_factor, used, net_by_seat, contrib, street_contrib,
-    )  # fmt: skip
-
-
-@njit(cache=True)
 def _play_deals_kernel(equity, strength, genes, raise_factor, call_factor, net, used):
     n_deals, n = strength.shape
     seat_hole = np.empty(n, dtype=np.int64)
