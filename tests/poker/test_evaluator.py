@@ -190,3 +190,28 @@ def test_a_byte_out_of_range_anywhere_in_a_batch_is_refused(evaluate, width):
             bad[-1, position] = byte
             with pytest.raises(ValueError, match="0..51"):
                 evaluate(bad)
+
+
+@pytest.mark.parametrize("evaluate, width", [(evaluate7, 7), (evaluate5, 5)])
+def test_values_written_into_a_given_array_are_the_returned_ones(evaluate, width):
+    """``out=`` is filled and returned, batch after batch, with the values a call without it
+    returns; an array of another type, length or layout is refused before any work."""
+    rng = np.random.default_rng(3)
+    out = np.full(200, -1, dtype=np.int32)
+    for _ in range(3):  # reused: each batch overwrites the last
+        hands = np.argsort(rng.random((200, 52)), axis=1)[:, :width].astype(np.uint8)
+        assert evaluate(hands, out=out) is out
+        np.testing.assert_array_equal(out, evaluate(hands))
+    for wrong in (
+        np.zeros(200, np.int64),
+        np.zeros(199, np.int32),
+        np.zeros(400, np.int32)[::2],
+        np.zeros((200, 1), np.int32),
+        [0] * 200,
+    ):
+        with pytest.raises(ValueError, match="out must be a writeable contiguous int32"):
+            evaluate(hands, out=wrong)
+    frozen = np.zeros(200, np.int32)
+    frozen.setflags(write=False)
+    with pytest.raises(ValueError, match="writeable"):
+        evaluate(hands, out=frozen)

@@ -34,6 +34,7 @@ from sparring.modeling.model import PlayerModel
 from sparring.mus.engine import MusConfig, MusGame
 from sparring.mus.log import Decision, play_match
 from sparring.mus.players import Player, SyntheticPlayer
+from sparring.mus.synthetic_play import compiled_ok, play_synthetic_match
 from sparring.seeding import task_seed
 
 ESTIMATED = (
@@ -59,16 +60,26 @@ def make_player(spec: Mapping[str, Any], seed: int) -> SyntheticPlayer:
 
 def play_hands(players: Sequence[Player], hands: int, seed: int) -> list[Decision]:
     """Matches between the same players until ``hands`` hands are logged (the last match is
-    cut there); ``hand`` in the records counts over the whole series from 1."""
+    cut there); ``hand`` in the records counts over the whole series from 1.
+
+    Four synthetic players play on the compiled engine (``mus.synthetic_play``), which gives
+    the Python engine's records exactly, about 15x faster; any other table on the Python one."""
     records: list[Decision] = []
     done, match = 0, 0
+    compiled = compiled_ok(players)
     while done < hands:
-        state, recs = play_match(MusGame(), players, seed=task_seed(seed, "match", match))
+        match_seed = task_seed(seed, "match", match)
+        if compiled:
+            played = play_synthetic_match(players, match_seed)  # type: ignore[arg-type]
+            recs, hand_number = played.decisions(), played.hand_number
+        else:
+            state, recs = play_match(MusGame(), players, seed=match_seed)
+            hand_number = state.hand_number
         for r in recs:
             if r.hand + done <= hands:
                 r.match, r.hand = match, r.hand + done
                 records.append(r)
-        done += state.hand_number
+        done += hand_number
         match += 1
     return records
 

@@ -160,25 +160,42 @@ def _check_hands(cards: np.ndarray, width: int) -> np.ndarray:
     return np.ascontiguousarray(arr, dtype=np.uint8)
 
 
-def _evaluated(kernel, cards: np.ndarray, width: int) -> np.ndarray:
+def _evaluated(kernel, cards: np.ndarray, width: int, out: np.ndarray | None) -> np.ndarray:
     arr = _check_hands(cards, width)
-    out = np.empty(arr.shape[0], dtype=np.int32)
+    if out is None:
+        out = np.empty(arr.shape[0], dtype=np.int32)
+    elif not (
+        isinstance(out, np.ndarray)
+        and out.dtype == np.int32
+        and out.shape == (arr.shape[0],)
+        and out.flags.c_contiguous
+        and out.flags.writeable
+    ):
+        shown = getattr(out, "dtype", type(out).__name__), getattr(out, "shape", "")
+        raise ValueError(
+            f"out must be a writeable contiguous int32 array of shape ({arr.shape[0]},), "
+            f"got {shown[0]} {shown[1]}"
+        )
     if kernel(arr.ravel(), out):
         raise ValueError("card values must be in 0..51")
     return out
 
 
-def evaluate7(cards: np.ndarray) -> np.ndarray:
+def evaluate7(cards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Values of seven-card hands, shape (n, 7) -> int32 (n,).
 
     Cards must be distinct within a row (not checked here: this is the hot path; repeated
-    cards give an unspecified value); a card outside 0..51 is a ``ValueError``."""
-    return _evaluated(_evaluate7_kernel, cards, 7)
+    cards give an unspecified value); a card outside 0..51 is a ``ValueError``. ``out``, an
+    int32 array of shape (n,), receives the values and is returned: a caller evaluating batch
+    after batch reuses it instead of paying for a new array's pages each call (above ~32 MB
+    the allocator maps them anew and the OS zeroes them: ~10% of a 20 M-hand call)."""
+    return _evaluated(_evaluate7_kernel, cards, 7, out)
 
 
-def evaluate5(cards: np.ndarray) -> np.ndarray:
-    """Values of five-card hands, shape (n, 5) -> int32 (n,), on the same scale as evaluate7."""
-    return _evaluated(_evaluate5_kernel, cards, 5)
+def evaluate5(cards: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Values of five-card hands, shape (n, 5) -> int32 (n,), on the same scale as evaluate7
+    (``out`` as there)."""
+    return _evaluated(_evaluate5_kernel, cards, 5, out)
 
 
 def hand_category(values: np.ndarray) -> np.ndarray:
