@@ -47,10 +47,12 @@ def positions(count: int) -> list[np.ndarray]:
     return out
 
 
-def depths(kind: str, states: list[np.ndarray], seconds: float) -> list[int]:
-    """The last completed depth of a fresh engine on each position within ``seconds``."""
+def depths(kind: str, states: list[np.ndarray], seconds: float) -> tuple[list[int], float]:
+    """The last completed depth of a fresh engine on each position within ``seconds``, and the
+    longest of those searches, wall seconds (the deadline kept)."""
     cfg = FlagBotsConfig()
-    return [Engine(cfg, searcher(kind)).search(st, time_s=seconds).depth for st in states]
+    results = [Engine(cfg, searcher(kind)).search(st, time_s=seconds) for st in states]
+    return [r.depth for r in results], max(r.seconds for r in results)
 
 
 def pair(seed: int, ms: float) -> tuple[float, float]:
@@ -71,7 +73,10 @@ def main() -> None:
     pairs = 10 if opts.quick else opts.pairs
     states = positions(3 if opts.quick else 6)
     seconds = 0.5 if opts.quick else 2.0
-    depth = {kind: depths(kind, states, seconds) for kind in (OLD, NEW)}
+    Engine(FlagBotsConfig(), searcher(NEW)).search(states[0], depth=2, time_s=None)  # compile
+    measured = {kind: depths(kind, states, seconds) for kind in (OLD, NEW)}
+    depth = {kind: found[0] for kind, found in measured.items()}
+    longest = max(found[1] for found in measured.values())
     test = SPRT(elo0=0.0, elo1=50.0, alpha=0.05, beta=0.05, max_units=2 * pairs)
     games: list[float] = []  # NEW's score a game, in the order the pairs finished
     verdict = "continue"
@@ -94,12 +99,14 @@ def main() -> None:
             (f"{OLD}: depth in {seconds:g} s, {len(states)} positions", min(depth[OLD]),
              f"depths {depth[OLD]}"),
             (f"{NEW}: depth in {seconds:g} s", min(depth[NEW]), f"depths {depth[NEW]}"),
+            (f"the longest of these {seconds:g} s searches, s", longest, "wall time"),
             (f"games at {opts.ms:g} ms a move", len(games), f"+{wins} ={draws} -{losses}"),
             ("Elo, the new against the old", elo, f"95% [{low:+.0f}, {high:+.0f}], SPRT {verdict}"),
         ],
         {
             "depths_old": depth[OLD],
             "depths_new": depth[NEW],
+            "longest_search_s": round(longest, 4),
             "ms_a_move": opts.ms,
             "wins": wins,
             "draws": draws,

@@ -92,10 +92,38 @@ def test_time_budget_is_respected():
     result = engine.search(Position().st, time_s=0.3)
     spent = time.process_time() - start
     assert result.depth >= 2
-    # The budget becomes a node count from the measured speed, so it is this process's CPU time
-    # that it bounds: the wall time also counts the other tests and Ray workers that share the
-    # 2 cores. A search that ignored the budget would run for far longer.
+    # The kernels stop at a wall-clock deadline; the CPU time is what this test can bound on 2
+    # cores shared with other tests and Ray workers. A search that ignored the budget would run
+    # for far longer.
     assert spent < 1.0, spent
+
+
+class _ClockBehind:
+    """``time`` for the engine module, its monotonic clock 10 s behind the kernels' (the same
+    CLOCK_MONOTONIC, read by clock_gettime): every deadline it computes has passed already."""
+
+    def __getattr__(self, name):
+        return getattr(time, name)
+
+    @staticmethod
+    def monotonic_ns() -> int:
+        return time.monotonic_ns() - 10_000_000_000
+
+
+def test_the_kernels_stop_at_the_deadline(monkeypatch):
+    """The deadline is read in the kernels, every CLOCK_EVERY nodes: with one already past, an
+    iteration that needs more nodes than that is cut short and discarded; the control, the same
+    search with the deadline ahead, completes every depth asked."""
+    from sparring.flagbots import engine as engine_module
+
+    start = Position().st
+    ahead = Engine(FlagBotsConfig(), searcher("full")).search(start, depth=4, time_s=5.0)
+    assert ahead.depth == 4
+    small = [n for n in ahead.per_depth_nodes if n < engine_module.CLOCK_EVERY]  # depths 1, 2
+    monkeypatch.setattr(engine_module, "time", _ClockBehind())
+    cut = Engine(FlagBotsConfig(), searcher("full")).search(start, depth=4, time_s=5.0)
+    assert cut.depth == len(small) == 2
+    assert cut.nodes < sum(small) + 2 * engine_module.CLOCK_EVERY
 
 
 def test_memory_stays_within_the_bound():

@@ -4,9 +4,10 @@ Searchers (``sparring.flagbots.searchers``) are configurations: plain minimax (n
 alpha-beta, and alpha-beta with iterative deepening (root ordered by the previous iteration),
 transposition table, killer and history heuristics, aspiration windows and the self-destruct
 pruning of the notes; the ``reduced`` searcher adds principal-variation search, late-move
-reductions and null-move pruning. Time is kept by the driver: each iteration gets a node budget
-from the measured speed and the time left, and an aborted iteration is discarded (the best move
-of the last completed one is played). Memory is the transposition table, sized from ``memory_mb``.
+reductions and null-move pruning. Time is kept in the kernels: under a time budget they read a
+monotonic clock every ``CLOCK_EVERY`` nodes and stop at the deadline, and an iteration cut short
+is discarded (the best move of the last completed one is played). Memory is the transposition
+table, sized from ``memory_mb``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import numpy as np
 from numba import int32, int64, njit
 from numba.experimental import jitclass
 
+from sparring.flagbots.clock import monotonic_ns
 from sparring.flagbots.rules import (
     BOARD,
     COUNT0,
@@ -49,8 +51,10 @@ from sparring.flagbots.searchers import MAX_PLY, EngineSettings
 
 WIN = 1_000_000
 INF = 2_000_000_000
-# cfg flags
-ALPHA_BETA, USE_TT, KILLERS, HISTORY, PRUNE, NODE_LIMIT, REDUCE = range(7)
+# cfg flags; DEADLINE is a time.monotonic_ns() value (0: none), read every CLOCK_EVERY nodes
+ALPHA_BETA, USE_TT, KILLERS, HISTORY, PRUNE, NODE_LIMIT, REDUCE, DEADLINE = range(8)
+CLOCK_EVERY = 1024  # ~0.5 ms of search at 2 M nodes/s; a clock read costs ~30 ns
+DEADLINE_MARGIN_NS = 5_000_000  # kept back for unwinding the search and returning its move
 # Late-move reductions: a move this late in the order (the hash move and the killers come
 # first), searched this deep, is searched one ply shallower with a null window first (two plies
 # from REDUCE_MORE_FROM_MOVE on, a ply deeper); a move that beats alpha there is searched again.
@@ -160,7 +164,7 @@ _WORKSPACE_SPEC = [
 class SearchWorkspace:
     """Everything a search writes besides the position, built once per ``Engine``: the undo
     stack, Zobrist keys, transposition table, killers, history, per-ply move and score buffers,
-    the switches (``cfg``, indexed by ALPHA_BETA ... NODE_LIMIT) and the counters (``stats``,
+    the switches (``cfg``, indexed by ALPHA_BETA ... DEADLINE) and the counters (``stats``,
     NODES ... ABORTED). The kernels take it as one argument (a pointer: cheap to pass down the
     recursion)."""
 
@@ -189,11 +193,20 @@ is_destruct_kernel = njit(cache=True)(is_destruct)
 
 
 @njit(cache=True)
+def _past_deadline(cfg) -> bool:
+    """Whether the search's deadline (if any) has passed. Called every CLOCK_EVERY nodes, and
+    not inlined: numba's IR inlining of the clock into the recursive search left it unlinked."""
+    return cfg[DEADLINE] != 0 and monotonic_ns() >= cfg[DEADLINE]  # type: ignore[call-arg]
+
+
+@njit(cache=True)
 def _leaf_value(st, stats, cfg):
     """What ``negamax`` returns for a child at depth 0, counted the same way, without the call
     (most nodes are leaves: the parent evaluates them in place)."""
     stats[NODES] += 1
-    if stats[NODES] >= cfg[NODE_LIMIT]:
+    if stats[NODES] >= cfg[NODE_LIMIT] or (
+        stats[NODES] % CLOCK_EVERY == 0 and _past_deadline(cfg)
+    ):
         stats[ABORTED] = 1
         return 0
     stats[LEAVES] += 1
@@ -207,7 +220,9 @@ def negamax(st, ws, key, depth, ply, alpha, beta):
     """Negamax value of the position to ``depth`` plies (alpha-beta when cfg says so)."""
     stats, cfg = ws.stats, ws.cfg
     stats[NODES] += 1
-    if stats[NODES] >= cfg[NODE_LIMIT]:
+    if stats[NODES] >= cfg[NODE_LIMIT] or (
+        stats[NODES] % CLOCK_EVERY == 0 and _past_deadline(cfg)
+    ):
         stats[ABORTED] = 1
         return 0
     if depth == 0 or st[STATUS] != ONGOING:
@@ -386,7 +401,7 @@ class Engine:
         self.ws = SearchWorkspace(
             undo=np.zeros((cfg.limit + 1, UNDO_WIDTH), np.int64),
             zob=self.zob,
-            cfg=np.zeros(7, np.int64),
+            cfg=np.zeros(8, np.int64),
             tt_key=np.zeros(size, np.int64),
             tt_val=np.zeros(size, np.int32),
             tt_info=np.zeros(size, np.int64),
@@ -435,27 +450,24 @@ class Engine:
             c.prune_destructs,
             node_limit or 2**62,
             c.reductions,
+            0,  # the deadline: set below when there is a time budget
         ]
         ws.killers[:] = -1
         ws.hist[:] //= 8  # age the history between searches
         start = time.perf_counter()
+        if budget is not None:  # the kernels stop at it (an iteration cut short is discarded)
+            flags[DEADLINE] = time.monotonic_ns() + max(1, int(budget * 1e9) - DEADLINE_MARGIN_NS)
         best_move, best_score, done = int(root[0]), 0, 0
         total = {"nodes": 0, "leaves": 0, "tt": 0, "cut": 0}
         per_depth: list[int] = []
         # Under a time budget every searcher deepens step by step (a single deep iteration
         # could not be stopped in time); only `iterative` searchers reuse the ordering.
         first = 1 if c.iterative or budget is not None else max_depth
-        rate = 5e5  # nodes/s before anything is measured: a cautious guess
         for d in range(first, max_depth + 1):
             stats = ws.stats
             stats[:] = 0
-            if budget is not None:
-                elapsed = time.perf_counter() - start
-                left = budget - elapsed
-                if left <= 0:
-                    break
-                # nodes this iteration may visit, at the last iteration's speed
-                flags[NODE_LIMIT] = min(node_limit or 2**62, max(1000, int(rate * left * 0.95)))
+            if budget is not None and time.perf_counter() - start >= budget:
+                break
             alpha, beta = -INF, INF
             if c.aspiration and d > first and abs(best_score) < WIN // 2:
                 alpha, beta = best_score - c.aspiration, best_score + c.aspiration
@@ -478,9 +490,6 @@ class Engine:
             if stats[ABORTED]:
                 break
             per_depth.append(int(stats[NODES]))
-            searched = time.perf_counter() - start
-            if searched > 0.02:  # long enough to measure the speed on this position
-                rate = total["nodes"] / searched
             best_move, best_score, done = int(root[i]), value, d
             if c.iterative:
                 # next iteration: best move first, then by this iteration's scores
