@@ -39,7 +39,7 @@ PLAYERS = st.lists(
     st.tuples(
         PROFILES,
         st.dictionaries(st.sampled_from(("mus", *LANCES)), PROFILES, max_size=2),
-        st.one_of(st.none(), st.integers(0, 12)),
+        st.one_of(st.none(), st.integers(-2, 12)),  # negative: shifted from the first hand
         PROFILES,
     ),
     min_size=4,
@@ -136,6 +136,7 @@ def test_lance_keys_order_every_hand_as_keys_py_does():
 
 def test_only_what_the_kernel_plays_exactly_is_sent_to_it():
     players = [SyntheticPlayer.with_rates(seed=i) for i in range(4)]
+    assert kernel.RULES == MusConfig()  # the defaults: what validate and simulate play
     assert compiled_ok(players) and compiled_ok(players, MusConfig())
     assert not compiled_ok(players, MusConfig(target=30))  # another rule
 
@@ -144,7 +145,13 @@ def test_only_what_the_kernel_plays_exactly_is_sent_to_it():
 
     assert not compiled_ok([Tweaked(), *players[1:]])  # another player
     assert not compiled_ok(players[:3])
+    assert not compiled_ok([players[0]] * 4)  # one object at every seat: one hand count
     too_big = [*players[:3], SyntheticPlayer(replace(Profile(), bet_size=41))]
     assert not compiled_ok(too_big)  # an envido the rules refuse
     with pytest.raises(ValueError, match="play_match"):
         play_synthetic_match(too_big, 0)
+    endless = Profile(raise_rate=1.0, ordago_rate=0.0)  # every bet raised: a war with no end
+    assert not compiled_ok([*players[:3], SyntheticPlayer(endless)])
+    assert compiled_ok([*players[:3], SyntheticPlayer(replace(endless, ordago_rate=0.1))])
+    halfway = SyntheticPlayer(shift_after=2.5)  # type: ignore[arg-type]
+    assert not compiled_ok([*players[:3], halfway])  # whole hands only

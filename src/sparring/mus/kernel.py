@@ -22,6 +22,9 @@ import numpy as np
 from numba import njit
 
 from sparring.mus.cards import FACES, effective_rank, point_value
+from sparring.mus.engine import DiscardOrder, MusConfig, RejectedRaise, Reshuffle, ResponseModel
+from sparring.mus.keys import JUEGO_ORDER as JUEGO_KEYS
+from sparring.mus.players import WEAK
 
 RECORD_LANCES = ("mus", "grande", "chica", "pares", "juego", "punto")
 ACTIONS = ("mus", "no_mus", "paso", "envido", "ordago", "quiero", "no_quiero", "subir")
@@ -49,6 +52,27 @@ COLUMNS = (
     *(f"all_{i}" for i in range(16)),  # the four hands shown at the end, seat by seat
 )
 COL = {name: i for i, name in enumerate(COLUMNS)}
+# The columns the kernel writes, by name (module ints: constants to numba)
+C_HAND = COL["hand"]
+C_LANCE = COL["lance"]
+C_SEAT = COL["seat"]
+C_DISTANCE = COL["distance"]
+C_LANCE_MANO = COL["lance_mano"]
+C_SCORE_OWN = COL["score_own"]
+C_SCORE_OTHER = COL["score_other"]
+C_JUEGOS_OWN = COL["juegos_own"]
+C_JUEGOS_OTHER = COL["juegos_other"]
+C_MUS_ROUNDS = COL["mus_rounds"]
+C_PENDING = COL["pending"]
+C_ACCEPTED = COL["accepted"]
+C_STAKE = COL["stake"]
+C_RAISED = COL["raised"]
+C_IS_ORDAGO = COL["is_ordago"]
+C_ACTION = COL["action"]
+C_AMOUNT = COL["amount"]
+C_FINAL = COL["final"]
+C_RANK_CODE = COL["rank_code"]
+C_OWN, C_ALL = COL["own_0"], COL["all_0"]
 RANK_CODES = 13**4
 # Profile fields in the kernel's parameter array, in this order
 PROFILE_FIELDS = (
@@ -66,20 +90,26 @@ MUS, NO_MUS, PASO, ENVIDO, ORDAGO, QUIERO, NO_QUIERO, SUBIR = range(8)
 GRANDE, CHICA, PARES, JUEGO, PUNTO = 1, 2, 3, 4, 5
 OPEN, PENDING, EN_PASO, QUERIDO, NO_QUERIDO, ORDAGO_QUERIDO, SIN_ENVITE, NO_JUGADO = range(8)
 
-# Default rules (MusConfig()): the kernel plays only these
-TARGET = 40
-JUEGOS_FOR_VACA = 2  # ceil(juegos_per_vaca=3 / 2)
-MAX_MUS_ROUNDS = 20
-MIN_ENVIDO = 2
-MAX_BET = 40
-RAISE = 2  # a synthetic player's subir
-WEAK = 0.40
+# The rules the kernel plays, and only these: mano-first discards, every discard reshuffled, a
+# refused raise pays the previous stake, sequential answers, the juego ends the moment a team
+# reaches the target, no mus corrido, no real 31, uncapped bets; one vaca wins the match.
+# ``synthetic_play.compiled_ok`` sends a match here only when its config equals RULES.
+TARGET, JUEGOS_PER_VACA, MAX_MUS_ROUNDS, MIN_ENVIDO, MAX_BET = 40, 3, 20, 2, 40
+RULES = MusConfig(ocho_reyes=True, target=TARGET, juegos_per_vaca=JUEGOS_PER_VACA,
+                  vacas_per_match=1, discard_order=DiscardOrder.mano_first,
+                  reshuffle=Reshuffle.all_discards, rejected_raise=RejectedRaise.previous_stake,
+                  min_envido=MIN_ENVIDO, min_raise=2, treinta_y_una_real=False,
+                  end_on_target_immediately=True, first_hand_mus_corrido=False,
+                  response_model=ResponseModel.sequential, max_mus_rounds=MAX_MUS_ROUNDS,
+                  cap_bets=False, reveal_at_end=True, max_bet=MAX_BET)  # fmt: skip
+JUEGOS_FOR_VACA = -(-JUEGOS_PER_VACA // 2)  # a majority of the vaca's juegos
+RAISE = 2  # a synthetic player's subir (SyntheticPlayer.act)
 
 FACE_OF_CARD = np.array([FACES[c % 10] for c in range(40)], dtype=np.int64)
 RANK_OF_CARD = np.array([effective_rank(FACES[c % 10]) for c in range(40)], dtype=np.int64)
 POINTS_OF_CARD = np.array([point_value(FACES[c % 10]) for c in range(40)], dtype=np.int64)
 JUEGO_ORDER = np.full(41, -1, dtype=np.int64)  # point total -> juego key (31 best), -1 none
-for _total, _order in {31: 8, 32: 7, 40: 6, 37: 5, 36: 4, 35: 3, 34: 2, 33: 1}.items():
+for _total, _order in JUEGO_KEYS.items():
     JUEGO_ORDER[_total] = _order
 _CAPACITY = 512  # decision rows to start with (a match has ~200; the array grows if needed)
 
@@ -111,8 +141,8 @@ def _rank_code(hand: np.ndarray, rank_of_card: np.ndarray) -> int:
 
 @njit(cache=True)
 def _lance_keys(hand: np.ndarray, rank_of_card, points_of_card, juego_order) -> tuple:
-    """(grande, chica, pares, juego, punto) keys of one hand; larger wins, -1 = not taking
-    part (keys.py's tuples, as numbers that order the same way)."""
+    """(grande, chica, pares, juego, punto) keys of one hand, then its point total; a larger
+    key wins, -1 = not taking part (keys.py's tuples, as numbers that order the same way)."""
     r0, r1, r2, r3 = _sorted4(
         rank_of_card[hand[0]], rank_of_card[hand[1]], rank_of_card[hand[2]], rank_of_card[hand[3]]
     )
@@ -238,8 +268,8 @@ def play_kernel(
                 t = seat % 2
                 _row_start(rows, n, hand_number, 0, seat, d, d == 0, scores[t], scores[1 - t],
                            juegos[t], juegos[1 - t], mus_rounds)  # fmt: skip
-                rows[n, 15] = action
-                rows[n, 17] = 1
+                rows[n, C_ACTION] = action
+                rows[n, C_FINAL] = 1
                 _row_hand(rows, n, hands[seat], face_of_card, rank_of_card)
                 n += 1
                 if mus_rounds >= MAX_MUS_ROUNDS or action == NO_MUS:
@@ -279,7 +309,7 @@ def play_kernel(
                 for i in range(4):
                     if hands[seat, i] >= 0:
                         continue
-                    if stock_len == 0:  # reshuffle every discard so far
+                    if stock_len == 0:  # reshuffle the discards since the last reshuffle
                         shuffled = rng.permutation(pile[:pile_len])
                         stock[:pile_len] = shuffled
                         stock_head, stock_len, pile_len = 0, pile_len, 0
@@ -367,14 +397,14 @@ def play_kernel(
                 _row_start(rows, n, hand_number, lance, seat, (seat - mano) % 4,
                            participants[0] == seat, scores[t], scores[1 - t], juegos[t],
                            juegos[1 - t], mus_rounds)  # fmt: skip
-                rows[n, 10] = status[lance] == PENDING
-                rows[n, 11] = accepted
-                rows[n, 12] = pending
-                rows[n, 13] = raised
-                rows[n, 14] = is_ordago
-                rows[n, 15] = action
-                rows[n, 16] = amount
-                rows[n, 17] = 1
+                rows[n, C_PENDING] = status[lance] == PENDING
+                rows[n, C_ACCEPTED] = accepted
+                rows[n, C_STAKE] = pending
+                rows[n, C_RAISED] = raised
+                rows[n, C_IS_ORDAGO] = is_ordago
+                rows[n, C_ACTION] = action
+                rows[n, C_AMOUNT] = amount
+                rows[n, C_FINAL] = 1
                 _row_hand(rows, n, hands[seat], face_of_card, rank_of_card)
                 n += 1
                 # ---- Lance._act (sequential answers)
@@ -401,7 +431,7 @@ def play_kernel(
                         winner_team[lance] = proposer % 2
                         paid_team, paid = proposer % 2, accepted if raised else 1
                     else:
-                        rows[n - 1, 17] = 0  # not final: the partner still answers
+                        rows[n - 1, C_FINAL] = 0  # not final: the partner still answers
                 else:  # subir, or an órdago answering a bet
                     accepted, raised, proposed = pending, True, True
                     if action == SUBIR:
@@ -471,7 +501,7 @@ def play_kernel(
         for r in range(hand_first_row, n):
             for seat in range(4):
                 for i in range(4):
-                    rows[r, 23 + 4 * seat + i] = face_of_card[shown[seat, i]]
+                    rows[r, C_ALL + 4 * seat + i] = face_of_card[shown[seat, i]]
         for seat in range(4):
             hands_seen[seat] += 1
         if winner >= 0:  # MusState._win_juego (one vaca wins the match)
@@ -486,20 +516,20 @@ def play_kernel(
 def _row_start(
     rows, n, hand, lance, seat, distance, lance_mano, own, other, j_own, j_other, mus_rounds
 ):
-    rows[n, 0] = hand
-    rows[n, 1] = lance
-    rows[n, 2] = seat
-    rows[n, 3] = distance
-    rows[n, 4] = lance_mano
-    rows[n, 5] = own
-    rows[n, 6] = other
-    rows[n, 7] = j_own
-    rows[n, 8] = j_other
-    rows[n, 9] = mus_rounds
+    rows[n, C_HAND] = hand
+    rows[n, C_LANCE] = lance
+    rows[n, C_SEAT] = seat
+    rows[n, C_DISTANCE] = distance
+    rows[n, C_LANCE_MANO] = lance_mano
+    rows[n, C_SCORE_OWN] = own
+    rows[n, C_SCORE_OTHER] = other
+    rows[n, C_JUEGOS_OWN] = j_own
+    rows[n, C_JUEGOS_OTHER] = j_other
+    rows[n, C_MUS_ROUNDS] = mus_rounds
 
 
 @njit(cache=True, inline="always")
 def _row_hand(rows, n, hand, face_of_card, rank_of_card) -> None:
-    rows[n, 18] = _rank_code(hand, rank_of_card)
+    rows[n, C_RANK_CODE] = _rank_code(hand, rank_of_card)
     for i in range(4):
-        rows[n, 19 + i] = face_of_card[hand[i]]
+        rows[n, C_OWN + i] = face_of_card[hand[i]]

@@ -13,6 +13,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -43,17 +44,33 @@ class SyntheticMatch:
 
 
 def compiled_ok(players: Sequence[object], config: MusConfig | None = None) -> bool:
-    """True when the compiled engine plays this match exactly as the Python one: the default
-    rules, and four plain ``SyntheticPlayer``s whose envidos the rules allow."""
-    if config is not None and config != MusConfig():
+    """True when the compiled engine plays this match exactly as the Python one:
+
+    - the rules are ``kernel.RULES`` (the defaults, ``MusConfig()``);
+    - four distinct plain ``SyntheticPlayer``s, each drawing from a numpy ``Generator``;
+    - every profile's envido is one the rules allow (``bet_size`` 2..40), and no profile
+      raises every bet it answers without ever an órdago (a raising war could not end);
+    - ``shift_after`` is None or a whole number of hands.
+    """
+    if (config if config is not None else MusConfig()) != kernel.RULES:
         return False
     if len(players) != 4 or any(type(p) is not SyntheticPlayer for p in players):
         return False
-    return all(
-        kernel.MIN_ENVIDO <= prof.bet_size <= kernel.MAX_BET
-        for p in players
-        for prof in _profiles_of(p)  # type: ignore[arg-type]
-    )
+    # one object at two seats: the Python engine counts its hands once a seat
+    if len({id(p) for p in players}) != 4:
+        return False
+    for p in players:
+        assert isinstance(p, SyntheticPlayer)  # checked above; for the type checker
+        if type(p.rng) is not np.random.Generator:
+            return False
+        if p.shift_after is not None and not isinstance(p.shift_after, (int, np.integer)):
+            return False
+        for prof in _profiles_of(p):
+            if not kernel.MIN_ENVIDO <= prof.bet_size <= kernel.MAX_BET:
+                return False
+            if prof.raise_rate >= 1.0 and prof.ordago_rate == 0.0:
+                return False
+    return True
 
 
 def play_synthetic_match(
@@ -66,8 +83,10 @@ def play_synthetic_match(
             "default rules; play this match with mus.log.play_match"
         )
     profiles = np.stack([_profile_array(p) for p in players])
+    # -1: never; a negative count shifts from the first hand, as 0 does (hands_seen >= it)
     shift_after = np.array(
-        [-1 if p.shift_after is None else p.shift_after for p in players], dtype=np.int64
+        [-1 if p.shift_after is None else max(0, int(p.shift_after)) for p in players],
+        dtype=np.int64,
     )
     seen = np.array([p.hands_seen for p in players], dtype=np.int64)
     rows, n, hands, winner = kernel.play_kernel(
@@ -133,33 +152,26 @@ def percentile_table() -> np.ndarray:
 def decisions(rows: np.ndarray, match_id: int) -> list[Decision]:
     """``kernel.COLUMNS`` rows as ``Decision`` records (the Python engine's log)."""
     pct = percentile_table()
+    c = kernel.COL
+    ints = ("hand", "seat", "distance", "score_own", "score_other", "juegos_own",
+            "juegos_other", "mus_rounds", "accepted", "stake", "amount")  # fmt: skip
+    flags = ("lance_mano", "pending", "raised", "is_ordago", "final")
+    int_at, flag_at = [c[k] for k in ints], [c[k] for k in flags]
+    lance_at, action_at, code_at = c["lance"], c["action"], c["rank_code"]
+    own, shown = c["own_0"], c["all_0"]
     out = []
     for row in rows.tolist():
-        code = row[18]
+        fields: dict[str, Any] = dict(zip(ints, (row[i] for i in int_at), strict=True))
+        fields.update(zip(flags, (bool(row[i]) for i in flag_at), strict=True))
+        fields.update((f"pct_{x}", float(pct[i, row[code_at]])) for i, x in enumerate(LANCES))
         out.append(
             Decision(
-                match_id,
-                row[0],
-                kernel.RECORD_LANCES[row[1]],
-                row[2],
-                row[3],
-                bool(row[4]),
-                row[5],
-                row[6],
-                row[7],
-                row[8],
-                row[9],
-                bool(row[10]),
-                row[11],
-                row[12],
-                bool(row[13]),
-                bool(row[14]),
-                kernel.ACTIONS[row[15]],
-                row[16],
-                bool(row[17]),
-                row[19:23],
-                row[23:39],
-                *(float(pct[i, code]) for i in range(len(LANCES))),
+                match=match_id,
+                lance=kernel.RECORD_LANCES[row[lance_at]],
+                action=kernel.ACTIONS[row[action_at]],
+                own_hand=row[own : own + 4],
+                all_hands=row[shown : shown + 16],
+                **fields,
             )
         )
     return out
