@@ -24,7 +24,7 @@ from numba import njit
 from sparring.mus.cards import FACES, effective_rank, point_value
 from sparring.mus.engine import DiscardOrder, MusConfig, RejectedRaise, Reshuffle, ResponseModel
 from sparring.mus.keys import JUEGO_ORDER as JUEGO_KEYS
-from sparring.mus.players import WEAK
+from sparring.mus.players import RATE_FIELDS, WEAK
 
 RECORD_LANCES = ("mus", "grande", "chica", "pares", "juego", "punto")
 ACTIONS = ("mus", "no_mus", "paso", "envido", "ordago", "quiero", "no_quiero", "subir")
@@ -74,17 +74,13 @@ C_FINAL = COL["final"]
 C_RANK_CODE = COL["rank_code"]
 C_OWN, C_ALL = COL["own_0"], COL["all_0"]
 RANK_CODES = 13**4
-# Profile fields in the kernel's parameter array, in this order
-PROFILE_FIELDS = (
-    "aggression",
-    "bluff_frequency",
-    "acceptance_rate",
-    "risk_tolerance",
-    "raise_rate",
-    "ordago_rate",
-    "mus_rate",
-    "bet_size",
-)
+# Profile fields in the kernel's parameter array, in this order, and where each is
+PROFILE_FIELDS = (*RATE_FIELDS, "bet_size")
+P_AGGRESSION, P_BLUFF, P_ACCEPTANCE, P_RISK, P_RAISE, P_ORDAGO, P_MUS, P_BET_SIZE = (
+    PROFILE_FIELDS.index(name)
+    for name in ("aggression", "bluff_frequency", "acceptance_rate", "risk_tolerance",
+                 "raise_rate", "ordago_rate", "mus_rate", "bet_size")
+)  # fmt: skip
 
 MUS, NO_MUS, PASO, ENVIDO, ORDAGO, QUIERO, NO_QUIERO, SUBIR = range(8)
 GRANDE, CHICA, PARES, JUEGO, PUNTO = 1, 2, 3, 4, 5
@@ -262,7 +258,7 @@ def play_kernel(
                 seat = (mano + d) % 4
                 which = 1 if shift_after[seat] >= 0 and hands_seen[seat] >= shift_after[seat] else 0
                 u = player_rngs[seat].random()
-                action = MUS if u < profiles[seat, which, 0, 6] else NO_MUS
+                action = MUS if u < profiles[seat, which, 0, P_MUS] else NO_MUS
                 if n == rows.shape[0]:
                     rows = _grow(rows)
                 t = seat % 2
@@ -366,15 +362,15 @@ def play_kernel(
                 rngp = player_rngs[seat]
                 u = rngp.random()
                 weak = pct[lance - 1, codes[seat]] < WEAK
-                o = prof[5]
+                o = prof[P_ORDAGO]
                 amount = 0
                 if status[lance] == OPEN:
                     if u < o:
                         action = ORDAGO
                     else:
-                        bet = _split(max(prof[0] - o, 0.0), prof[1], weak)
+                        bet = _split(max(prof[P_AGGRESSION] - o, 0.0), prof[P_BLUFF], weak)
                         if rngp.random() * (1 - o) < bet:
-                            action, amount = ENVIDO, int(prof[7])
+                            action, amount = ENVIDO, int(prof[P_BET_SIZE])
                         else:
                             action = PASO
                 else:
@@ -382,11 +378,11 @@ def play_kernel(
                         action = ORDAGO
                     else:
                         taken = 0.0 if is_ordago else o
-                        if not is_ordago and u < taken + prof[4]:
+                        if not is_ordago and u < taken + prof[P_RAISE]:
                             action, amount = SUBIR, RAISE
                         else:
-                            taken += 0.0 if is_ordago else prof[4]
-                            accept = _split(prof[2], prof[3], weak)
+                            taken += 0.0 if is_ordago else prof[P_RAISE]
+                            accept = _split(prof[P_ACCEPTANCE], prof[P_RISK], weak)
                             if rngp.random() * max(1 - taken, 1e-9) < accept:
                                 action = QUIERO
                             else:
