@@ -33,11 +33,14 @@ from sparring.poker.rules import (
 
 @dataclass
 class HandTrace:
-    """What happened in one hand: the lines to print, nets per seat, genes consulted."""
+    """What happened in one hand: the lines to print, nets per seat, genes consulted, and
+    every action as played (street 0..3, seat, FOLD/CALL/RAISE; a raise over the cap is
+    logged as the call it became, a fold with nothing owed as the check)."""
 
     lines: list[str] = field(default_factory=list)
     net_by_seat: list[float] = field(default_factory=list)
     used: set[tuple[int, int]] = field(default_factory=set)  # (player, gene)
+    actions: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 def seating(n: int, rotation: int) -> tuple[list[int], list[int]]:
@@ -123,6 +126,7 @@ def play_hand_reference(
                 pay = 0
                 active[seat] = False
                 word = "folds"
+            trace.actions.append((street, seat, action))
             street_contrib[seat] += pay
             contrib[seat] += pay
             acted[seat] = action != FOLD or acted[seat]
