@@ -154,14 +154,15 @@ def test_the_kernels_deal_sums_are_pokerkits():
         holes, board, strength, equity = real_deal(n, rng)
         players = chromosomes(n, rng)
         kernel = play_deals(equity[None], strength[None].astype(np.int32), players)
-        theirs = np.zeros(n)
+        theirs, slack = np.zeros(n), 0  # slack: the odd chips of split pots, a chip a sharer
         for rotation in range(n * n):
             seat_hole, seat_player = seating(n, rotation)
             trace = play_hand_reference(equity, strength, seat_hole, seat_player, players)
             net = replay(referee(n), holes, board, seat_hole, trace.actions)
+            slack += max(sum(x != int(x) for x in trace.net_by_seat) - 1, 0)
             for seat in range(n):
                 theirs[seat_player[seat]] += net[seat]
-        np.testing.assert_allclose(kernel.net_per_deal[0], theirs, atol=n * n)
+        np.testing.assert_allclose(kernel.net_per_deal[0], theirs, atol=slack, rtol=0)
         assert abs(theirs.sum()) == 0
 
 
