@@ -31,14 +31,19 @@ def test_a_hand_in_the_terminal():
 
 
 def test_simulate_writes_the_decision_log(tmp_path):
-    from sparring.cli import main
+    """As a user runs it: its own process, a fresh directory, the default output; a second run
+    with the same seed writes the same log (the compiled engine is deterministic)."""
     from sparring.mus.log import LOG_SPEC
     from sparring.runtime.storage.datasets import read_table
 
-    out = tmp_path / "log.parquet"
-    assert main(["mus", "simulate", "--matches", "2", "--output", str(out)]) == 0
-    table = read_table(out, LOG_SPEC)
-    assert table.num_rows > 0 and set(table.column("seat").to_pylist()) <= {0, 1, 2, 3}
+    tables = []
+    for _ in range(2):
+        proc = run_cli("mus", "simulate", "--matches", "2", cwd=tmp_path, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert "2 matches," in proc.stdout and "compiled on first use" in proc.stdout
+        tables.append(read_table(tmp_path / "data" / "mus_decisions.parquet", LOG_SPEC))
+    assert tables[0].num_rows > 0 and set(tables[0].column("seat").to_pylist()) <= {0, 1, 2, 3}
+    assert tables[0].equals(tables[1])
 
 
 def test_learning_opponents_remember_the_person_across_sessions(tmp_path):

@@ -136,7 +136,7 @@ def test_lance_keys_order_every_hand_as_keys_py_does():
 
 def test_only_what_the_kernel_plays_exactly_is_sent_to_it():
     players = [SyntheticPlayer.with_rates(seed=i) for i in range(4)]
-    assert kernel.RULES == MusConfig()  # the defaults: what validate and simulate play
+    assert MusConfig() == kernel.RULES  # the defaults: what validate and simulate play
     assert compiled_ok(players) and compiled_ok(players, MusConfig())
     assert not compiled_ok(players, MusConfig(target=30))  # another rule
 
