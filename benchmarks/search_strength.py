@@ -2,16 +2,27 @@
 reached in the same time on the same positions, then games between the two at a time a move,
 with an SPRT (elo0 = 0, elo1 = 50, alpha = beta = 0.05) that stops the match when it decides.
 
-    python benchmarks/search_strength.py [--ms 100] [--pairs 200] [--workers 2] [--quick]
+    python benchmarks/search_strength.py [--ms 100] [--pairs 200] [--workers 2]
+        [--record FILE] [--quick]
 
 Games come in pairs of seeds (each searcher South once); a seed picks the first four plies at
 random. Both searchers get the same time a move (``--ms``; the contest rule is 2,000 ms, which
 takes hours of this machine for an SPRT: the default is 100). Results, the Elo with its 95%
 interval and the SPRT's verdict are printed, the figures as JSON on the last line.
+
+``--record FILE`` keeps the match: each finished pair is appended to it as a JSON line
+(``{"ms": 2000, "seed": 7, "scores": [1.0, 0.5]}``, the new searcher's points as South, then
+as North), and a run given the same file and ``--ms`` starts from the pairs in it, goes on with
+the next seeds and stops at ``--pairs`` pairs in all. A line may also sum up games whose order
+was not kept (``{"ms": 2000, "seeds": [0, 24], "wins": 15, "draws": 26, "losses": 9}``,
+before any pair line): the SPRT is read only after them, as it would have been when they were
+played (a run that stopped at a cap, undecided).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -21,7 +32,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import parser, report
 
-from sparring.arena.sprt import SPRT
+from sparring.arena.sprt import SPRT, first_exit
 from sparring.flagbots.engine import Engine
 from sparring.flagbots.game import Position
 from sparring.flagbots.match import elo_from_score, play_game
@@ -64,13 +75,67 @@ def pair(seed: int, ms: float) -> tuple[float, float]:
     return (south + 1) / 2, (north + 1) / 2
 
 
+def load_record(path: Path | None, ms: float) -> tuple[list[float], int, int]:
+    """(games, unordered, next seed) of a record at ``ms`` a move: the new searcher's score a
+    game in the order played, how many of the first were summed up (their order not kept), and
+    the first seed not yet played. Lines at another time a move are skipped."""
+    games: list[float] = []
+    unordered, next_seed = 0, 0
+    if path is None or not path.exists():
+        return games, unordered, next_seed
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError:
+            sys.exit(f"{path}:{number}: not a JSON line (a run killed as it wrote? remove it)")
+        if entry.get("ms") != ms:
+            continue
+        if "seeds" in entry:
+            if len(games) > unordered:
+                sys.exit(f"{path}:{number}: a summary line must come before the pair lines")
+            wins, draws, losses = entry["wins"], entry["draws"], entry["losses"]
+            games += [1.0] * wins + [0.5] * draws + [0.0] * losses
+            unordered = len(games)
+            next_seed = max(next_seed, entry["seeds"][1] + 1)
+        else:
+            games += [float(x) for x in entry["scores"]]
+            next_seed = max(next_seed, entry["seed"] + 1)
+    return games, unordered, next_seed
+
+
+def append(path: Path | None, entry: dict) -> None:
+    """One line more in the record, on disk before the next pair is read."""
+    if path is None:
+        return
+    with path.open("a") as out:
+        out.write(json.dumps(entry) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def verdict(test: SPRT, games: list[float], unordered: int) -> str:
+    """The SPRT's verdict on ``games``, read only from the last of the ``unordered`` ones on
+    (earlier points of the path depend on an order that was not kept)."""
+    if len(games) < 2:
+        return "continue"
+    path = test.llr_path(np.array(games))
+    start = max(unordered - 1, 0)
+    found, _ = first_exit(path[start:], test.alpha, test.beta, test.max_units - start)
+    return found
+
+
 def main() -> None:
     args = parser(__doc__)
     args.add_argument("--ms", type=float, default=100.0, help="time a move, ms (100)")
     args.add_argument("--pairs", type=int, default=200, help="most game pairs (200)")
     args.add_argument("--workers", type=int, default=2, help="processes playing (2)")
+    args.add_argument("--record", type=Path, help="JSON lines of the pairs played, to resume")
     opts = args.parse_args()
     pairs = 10 if opts.quick else opts.pairs
+    # NEW's score a game, in the order the pairs were played (a bad record stops here, first)
+    games, unordered, first = load_record(opts.record, opts.ms)
     states = positions(3 if opts.quick else 6)
     seconds = 0.5 if opts.quick else 2.0
     Engine(FlagBotsConfig(), searcher(NEW)).search(states[0], depth=2, time_s=None)  # compile
@@ -78,17 +143,22 @@ def main() -> None:
     depth = {kind: found[0] for kind, found in measured.items()}
     longest = max(found[1] for found in measured.values())
     test = SPRT(elo0=0.0, elo1=50.0, alpha=0.05, beta=0.05, max_units=2 * pairs)
-    games: list[float] = []  # NEW's score a game, in the order the pairs finished
-    verdict = "continue"
-    with ProcessPoolExecutor(opts.workers) as pool:
-        futures = [pool.submit(pair, seed, opts.ms) for seed in range(pairs)]
-        for future in futures:
-            games += future.result()
-            verdict, _ = test.decide(np.array(games))
-            if verdict in ("H0", "H1"):
-                for rest in futures:
-                    rest.cancel()
-                break
+    found = verdict(test, games, unordered)
+    seeds = range(first, first + max(pairs - len(games) // 2, 0))
+    if found == "continue" and seeds:
+        print(f"{len(games)} games on record; playing seeds {seeds.start}..{seeds.stop - 1}")
+        with ProcessPoolExecutor(opts.workers) as pool:
+            futures = [pool.submit(pair, seed, opts.ms) for seed in seeds]
+            for seed, future in zip(seeds, futures, strict=True):
+                scores = future.result()
+                append(opts.record, {"ms": opts.ms, "seed": seed, "scores": list(scores)})
+                games += scores
+                found = verdict(test, games, unordered)
+                print(f"  seed {seed}: {scores}, {len(games)} games, SPRT {found}", flush=True)
+                if found != "continue":
+                    for rest in futures:
+                        rest.cancel()
+                    break
     wins = sum(g == 1.0 for g in games)
     losses = sum(g == 0.0 for g in games)
     draws = len(games) - wins - losses
@@ -101,7 +171,7 @@ def main() -> None:
             (f"{NEW}: depth in {seconds:g} s", min(depth[NEW]), f"depths {depth[NEW]}"),
             (f"the longest of these {seconds:g} s searches, s", longest, "wall time"),
             (f"games at {opts.ms:g} ms a move", len(games), f"+{wins} ={draws} -{losses}"),
-            ("Elo, the new against the old", elo, f"95% [{low:+.0f}, {high:+.0f}], SPRT {verdict}"),
+            ("Elo, the new against the old", elo, f"95% [{low:+.0f}, {high:+.0f}], SPRT {found}"),
         ],
         {
             "depths_old": depth[OLD],
@@ -114,7 +184,7 @@ def main() -> None:
             "elo": round(elo, 1),
             "elo_low": round(low, 1),
             "elo_high": round(high, 1),
-            "sprt": verdict,
+            "sprt": found,
             "quick": opts.quick,
         },
     )
