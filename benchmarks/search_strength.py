@@ -5,10 +5,11 @@ with an SPRT (elo0 = 0, elo1 = 50, alpha = beta = 0.05) that stops the match whe
     python benchmarks/search_strength.py [--ms 100] [--pairs 200] [--workers 2]
         [--record FILE] [--quick]
 
-Games come in pairs of seeds (each searcher South once); a seed picks the first four plies at
-random. Both searchers get the same time a move (``--ms``; the contest rule is 2,000 ms, which
-takes hours of this machine for an SPRT: the default is 100). Results, the Elo with its 95%
-interval and the SPRT's verdict are printed, the figures as JSON on the last line.
+Games come two a seed, each searcher South once. Each game's first four plies are random,
+drawn from the seed and who is South: the two games of a seed open differently, so the SPRT
+counts games, not pairs. Both searchers get the same time a move (``--ms``; the contest rule is
+2,000 ms, which takes hours of this machine for an SPRT: the default is 100). Results, the Elo
+with its 95% interval and the SPRT's verdict are printed, the figures as JSON on the last line.
 
 ``--record FILE`` keeps the match: each finished pair is appended to it as a JSON line
 (``{"ms": 2000, "seed": 7, "scores": [1.0, 0.5]}``, the new searcher's points as South, then
