@@ -3,7 +3,7 @@ reached in the same time on the same positions, then games between the two at a 
 with an SPRT (elo0 = 0, elo1 = 50, alpha = beta = 0.05) that stops the match when it decides.
 
     python benchmarks/search_strength.py [--ms 100] [--pairs 200] [--workers 2]
-        [--record FILE] [--quick]
+        [--record FILE [--status]] [--quick]
 
 Games come two a seed, each searcher South once. Each game's first four plies are random,
 drawn from the seed and who is South: the two games of a seed open differently, so the SPRT
@@ -17,7 +17,8 @@ as North), and a run given the same file and ``--ms`` starts from the pairs in i
 the next seeds and stops at ``--pairs`` pairs in all. A line may also sum up games whose order
 was not kept (``{"ms": 2000, "seeds": [0, 24], "wins": 15, "draws": 26, "losses": 9}``,
 before any pair line): the SPRT is read only after them, as it would have been when they were
-played (a run that stopped at a cap, undecided).
+played (a run that stopped at a cap, undecided). ``--status`` prints where a record's match
+stands (score, Elo, the LLR against its bounds) and plays nothing.
 """
 
 from __future__ import annotations
@@ -127,23 +128,43 @@ def verdict(test: SPRT, games: list[float], unordered: int) -> str:
     return found
 
 
+def standing(test: SPRT, games: list[float], unordered: int) -> str:
+    """One line: the games, the score, the Elo with its 95% interval, the LLR and the verdict."""
+    wins, losses = games.count(1.0), games.count(0.0)
+    draws = len(games) - wins - losses
+    elo, low, high = elo_from_score(wins, draws, losses)
+    llr = float(test.llr_path(np.array(games))[-1]) if len(games) >= 2 else 0.0
+    lower, upper = test.bounds
+    return (
+        f"{len(games)} games, +{wins} ={draws} -{losses}, Elo {elo:+.0f} [{low:+.0f}, "
+        f"{high:+.0f}], LLR {llr:.2f} in ({lower:.2f}, {upper:.2f}), "
+        f"SPRT {verdict(test, games, unordered)}"
+    )
+
+
 def main() -> None:
     args = parser(__doc__)
     args.add_argument("--ms", type=float, default=100.0, help="time a move, ms (100)")
     args.add_argument("--pairs", type=int, default=200, help="most game pairs (200)")
     args.add_argument("--workers", type=int, default=2, help="processes playing (2)")
     args.add_argument("--record", type=Path, help="JSON lines of the pairs played, to resume")
+    args.add_argument("--status", action="store_true", help="where the record stands; no play")
     opts = args.parse_args()
     pairs = 10 if opts.quick else opts.pairs
     # NEW's score a game, in the order the pairs were played (a bad record stops here, first)
     games, unordered, first = load_record(opts.record, opts.ms)
+    test = SPRT(elo0=0.0, elo1=50.0, alpha=0.05, beta=0.05, max_units=2 * pairs)
+    if opts.status:
+        if opts.record is None or not opts.record.exists():
+            sys.exit("--status reads a match's record: give it with --record FILE")
+        print(f"{opts.record} at {opts.ms:g} ms a move: {standing(test, games, unordered)}")
+        return
     states = positions(3 if opts.quick else 6)
     seconds = 0.5 if opts.quick else 2.0
     Engine(FlagBotsConfig(), searcher(NEW)).search(states[0], depth=2, time_s=None)  # compile
     measured = {kind: depths(kind, states, seconds) for kind in (OLD, NEW)}
     depth = {kind: found[0] for kind, found in measured.items()}
     longest = max(found[1] for found in measured.values())
-    test = SPRT(elo0=0.0, elo1=50.0, alpha=0.05, beta=0.05, max_units=2 * pairs)
     found = verdict(test, games, unordered)
     seeds = range(first, first + max(pairs - len(games) // 2, 0))
     if found == "continue" and seeds:
@@ -155,7 +176,7 @@ def main() -> None:
                 append(opts.record, {"ms": opts.ms, "seed": seed, "scores": list(scores)})
                 games += scores
                 found = verdict(test, games, unordered)
-                print(f"  seed {seed}: {scores}, {len(games)} games, SPRT {found}", flush=True)
+                print(f"  seed {seed}: {scores}; {standing(test, games, unordered)}", flush=True)
                 if found != "continue":
                     for rest in futures:
                         rest.cancel()

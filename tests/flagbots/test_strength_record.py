@@ -83,3 +83,12 @@ def test_the_cap_counts_the_summed_up_games() -> None:
     games = [1.0] * 15 + [0.5] * 26 + [0.0] * 9
     assert strength.verdict(capped, [*games, 0.5], unordered=50) == "continue"
     assert strength.verdict(capped, [*games, 0.5, 0.5], unordered=50) == "none"
+
+
+def test_the_standing_line_reads_the_score_elo_and_llr() -> None:
+    """+15 =26 -9: mean 0.56, variance (5.82 + 1/4) / 51 with the pseudo-unit, so the LLR is
+    50 * 0.071463 * (1.12 - 1.071463) / (2 * 0.11902) = 0.73 (the formula worked by hand)."""
+    games = [1.0] * 15 + [0.5] * 26 + [0.0] * 9
+    line = strength.standing(TEST, games, unordered=50)
+    assert line.startswith("50 games, +15 =26 -9, Elo +42 [")
+    assert "LLR 0.73 in (-2.94, 2.94), SPRT continue" in line
