@@ -6,6 +6,9 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 UV := $(shell command -v uv 2>/dev/null || echo "$(PYTHON) -m uv")
+# The optional extras a sync installs. A cluster node has its own (cluster.yaml's setup: aws),
+# and its `make mlflow-server` passes them, or the sync behind it would remove boto3.
+SYNC_EXTRAS ?= --extra pettingzoo --extra openspiel
 
 export RAY_USAGE_STATS_ENABLED := 0
 export RAY_AUTH_MODE ?= token
@@ -27,7 +30,7 @@ help:  ## list the targets
 $(VENV)/.synced: pyproject.toml uv.lock
 	@command -v uv >/dev/null 2>&1 || $(PYTHON) -m uv --version >/dev/null 2>&1 \
 		|| $(PYTHON) -m pip install --quiet uv
-	$(UV) sync --locked --compile-bytecode --extra pettingzoo --extra openspiel
+	$(UV) sync --locked --compile-bytecode $(SYNC_EXTRAS)
 	@touch $@
 
 # The sandbox of outside programs (docs/operations/security.md): bubblewrap, installed where we may.

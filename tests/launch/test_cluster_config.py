@@ -3,6 +3,7 @@ own schema once filled, with setup commands that install the project from the lo
 
 import copy
 import os
+import shlex
 import shutil
 import subprocess
 
@@ -120,3 +121,37 @@ def test_the_setup_commands_install_the_project_in_a_fresh_home(tmp_path):
     assert f"{home}/sparring/.venv/bin" in (home / ".bashrc").read_text().replace(
         "$HOME", str(home)
     )
+
+
+def sync_extras(command: str) -> list[str]:
+    """The ``--extra`` names of a ``uv sync`` command line, in order."""
+    words = command.split()
+    return [words[i + 1] for i, w in enumerate(words[:-1]) if w == "--extra"]
+
+
+def test_the_heads_mlflow_server_keeps_the_nodes_environment(tmp_path):
+    """The head starts its MLflow server with make, whose ``setup`` syncs the venv exactly:
+    with other extras than setup_commands' it would remove boto3 under the autoscaler. Make is
+    asked what it would run (``-n``) in a checkout without a venv, as on a fresh node."""
+    cfg = filled()
+    (setup,) = [c for c in cfg["setup_commands"] if "uv sync" in c]
+    (start,) = [c for c in cfg["head_start_ray_commands"] if "make mlflow-server" in c]
+    variables = start.split("make mlflow-server", 1)[1].split(">", 1)[0].strip()
+    for name in ("Makefile", "pyproject.toml", "uv.lock"):
+        shutil.copy(ROOT / name, tmp_path / name)
+
+    def planned(*assignments: str) -> str:
+        out = subprocess.run(
+            ["make", "-n", "mlflow-server", *assignments],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        (sync,) = [line for line in out.splitlines() if " sync --locked" in line]
+        return sync
+
+    head = planned(*shlex.split(variables))
+    assert sync_extras(head) == sync_extras(setup) == ["aws"]
+    # control: without the node's extras, make would sync the checkout's own (no aws)
+    assert "aws" not in sync_extras(planned())
