@@ -239,14 +239,28 @@ def test_a_retrain_without_a_champion_is_refused_before_any_run(mlflow_server, w
     assert other.returncode == 2, other.stderr[-3000:]
     assert other.stderr.strip() == "error: the champion plays 9 seats; table_size=6"
 
+    # A league run named without a champion (its league would come after the evolution).
+    six = client.create_run(client.create_experiment("seed-six")).info.run_id
+    log_champion(client, six, tight_aggressive(), {"table_size": 6})
+    register(client, "bad-league", six, "champion")
+    no_champion = client.create_run(client.create_experiment("seed-empty")).info.run_id
+    league = retrain(
+        mlflow_server, tmp_path, f"notify.url={url}", f"league.runs=[{no_champion}]",
+        model="bad-league",
+    )  # fmt: skip
+    assert league.returncode == 2, league.stderr[-3000:]
+    said = f"error: league.runs: run {no_champion} has no champion/ artifact"
+    assert league.stderr.strip() == said
+
     experiment = client.get_experiment_by_name("retrain")  # (the session's server: another
-    # test's retrain may have made it) no run of either refused model
+    # test's retrain may have made it) no run of any refused model
     runs = client.search_runs([experiment.experiment_id]) if experiment else []
-    refused = {"no-champion", "nine-seats"}
+    refused = {"no-champion", "nine-seats", "bad-league"}
     assert [r for r in runs if r.data.params.get("registry.model_name") in refused] == []
     assert [(r["decision"], r["exit_status"], r["model"]) for r in received] == [
         ("refused", 2, "no-champion"),
         ("refused", 2, "nine-seats"),
+        ("refused", 2, "bad-league"),
     ]
     assert received[0]["reason"] == reason and received[0]["retrain_id"] == "2026-12-01"
     assert received[0]["run_id"] is None  # no run was created

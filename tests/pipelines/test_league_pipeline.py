@@ -132,3 +132,38 @@ def test_a_league_without_entrants_or_with_an_unknown_baseline_is_refused():
         "league.agents=mus@default is not allowed: expected an agent spec that plays poker"
     )
     assert "no such program" in config_error("league", "league.agents=[cmd:no-such-bot]")
+
+
+def test_a_run_without_a_champion_is_refused_before_any_deal(
+    ray_session, pipeline_config, tmp_path
+):
+    """``league.runs`` names an MLflow run: one with no champion/ (or none at all) is refused
+    in one line before the held-out deals are dealt (minutes, at the defaults); a run with a
+    champion passes the same check (the control)."""
+    import pytest
+
+    from sparring.champions.league import check_runs
+    from sparring.config.evolve import LeagueSection
+    from sparring.runtime.errors import UsageError
+
+    deals = tmp_path / "deals"
+    cfg = pipeline_config(
+        "league",
+        "table_size=4",
+        "deals.heldout=16",
+        "deals.equity_trials=60",
+        f"deals.root={deals}",
+        "league.registry=false",
+        "league.baselines=[calling_station]",
+        f"league.cache_dir={tmp_path / 'cache'}",
+    )
+    client = MlflowClient(cfg.tracking.uri)
+    exp = experiment_id(client, "league-runs", cfg.tracking.artifact_root)
+    empty = client.create_run(exp).info.run_id
+    champion = client.create_run(exp).info.run_id
+    log_champion(client, champion, tight_aggressive(), {"table_size": 4})
+    check_runs(client, LeagueSection(runs=[champion]))  # control: a champion's run passes
+    cfg.league.runs = [champion, empty]
+    with pytest.raises(UsageError, match=f"^league.runs: run {empty} has no champion/ artifact"):
+        run(cfg)
+    assert not deals.exists() or not any(deals.rglob("*.parquet"))

@@ -158,15 +158,27 @@ def gather_entrants(
             out.append(champion_entrant(f"v{v.version}", chromosome, seats))
     out += [baseline_entrant(name, seats, seed) for name in section.baselines]
     for run_id in section.runs:
-        try:
-            chromosome, _ = load_champion(client, f"runs:/{run_id}/champion")
-        except (MlflowException, OSError) as exc:
-            raise UsageError(f"league.runs: run {run_id} has no champion/ artifact") from exc
-        out.append(champion_entrant(f"run:{run_id[:8]}", chromosome, seats))
+        out.append(champion_entrant(f"run:{run_id[:8]}", run_champion(client, run_id), seats))
     out += [agent_entrant(text, model, seats, uri) for text in section.agents]
     if len(out) < 2:
         raise UsageError(f"a league needs two entrants or more; found {[e.name for e in out]}")
     return out
+
+
+def run_champion(client: MlflowClient, run_id: str) -> np.ndarray:
+    """The chromosome of run ``run_id``'s ``champion/`` artifact; a run without one (or no such
+    run) is one ``UsageError`` on ``league.runs``."""
+    try:
+        chromosome, _ = load_champion(client, f"runs:/{run_id}/champion")
+    except (MlflowException, OSError) as exc:
+        raise UsageError(f"league.runs: run {run_id} has no champion/ artifact") from exc
+    return chromosome
+
+
+def check_runs(client: MlflowClient, section: LeagueSection) -> None:
+    """Refuse, before any deal is dealt or evolved, a ``league.runs`` id with no champion."""
+    for run_id in section.runs:
+        run_champion(client, run_id)
 
 
 def agent_entrant(text: str, model: str, seats: int, uri: str | None) -> AnyEntrant:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from sparring.arena.agents import short_names
-from sparring.champions.league import LeagueResult, rate_league, tag_versions
+from sparring.champions.league import LeagueResult, check_runs, rate_league, tag_versions
 from sparring.config.evolve import LeagueConfig
 from sparring.frame.deal_set_store import open_deal_set
 from sparring.frame.session import Session, pipeline_session
@@ -36,6 +36,7 @@ def run(job: LeagueConfig) -> dict[str, Any]:
     ``league`` result holds the entrants, chips, ratings, edges and table."""
     with pipeline_session(job, "league") as session:
         session.output("pair cache", session.locate(job.league.cache_dir))
+        check_runs(session.run.client, job.league)  # before the deals, which can take minutes
         held_settings = job.deal_set("heldout")
         _, held = open_deal_set(
             session.run, held_settings, session.locate(job.deals.root), "heldout"

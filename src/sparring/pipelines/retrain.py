@@ -45,7 +45,7 @@ from sparring.champions.decisions import (
     refusal,
     result_of,
 )
-from sparring.champions.league import rate_league, tag_versions
+from sparring.champions.league import check_runs, rate_league, tag_versions
 from sparring.champions.notify import NOTIFY_URL_ENV, post_json
 from sparring.champions.registry import (
     load_registered,
@@ -143,9 +143,12 @@ Champion = tuple[np.ndarray, dict[str, Any], str]  # chromosome, description, ve
 
 def _champion_or_refuse(job: RetrainConfig, client: MlflowClient, base: dict[str, Any]) -> Champion:
     """Step 1, before any run exists: the champion, or a refusal (``UsageError``, exit 2) that
-    is POSTed as ``refused`` with its reason and creates no run."""
+    is POSTed as ``refused`` with its reason and creates no run. A ``league.runs`` id without a
+    champion is refused here too: its league comes only after the evolution."""
     try:
-        return _champion(client, job)
+        found = _champion(client, job)
+        check_runs(client, job.league)
+        return found
     except UsageError as exc:
         _notify(job, {**base, **refusal(exc)})
         raise
