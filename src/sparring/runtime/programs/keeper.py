@@ -27,7 +27,7 @@ as a script by the same Python with only the standard library (``python -I -S``,
   between (a socket keeps the namespace it was made in, whoever holds it). The program reaches
   its dealer and, in an empty namespace, nothing else.
 
-    python -I -S subreaper.py [--memory BYTES] [--cpu SECONDS] [--fsize BYTES] [--nproc N]
+    python -I -S keeper.py [--memory BYTES] [--cpu SECONDS] [--fsize BYTES] [--nproc N]
         [--nofile N] [--starter PID] [--relay FD] [--affinity CORE] [--user UID:GID]
         [--lifeline FD] -- program ...
 """
