@@ -335,6 +335,10 @@ BAD_SPACES = {
         "space:\n  ga.crossover_policy: {type: choice, values: [cycle, sideways]}",
         "hparams_search.space.ga.crossover_policy: ga.crossover_policy=sideways is not allowed",
     ),
+    "grid_value_outside_the_schema": (  # the range's ends are fine; a grid point is not
+        "algorithm: grid\nspace:\n  ga.population: {type: int, low: 8, high: 64, grid: [8, 3]}",
+        "hparams_search.space.ga.population: ga.population=3 is not allowed",
+    ),
 }
 
 

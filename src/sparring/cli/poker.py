@@ -195,7 +195,13 @@ def acpc_client(args: argparse.Namespace) -> int:
     resolved = None
     if spec.kind == "champion":
         from sparring.champions.registry import resolve_champion
+        from sparring.launch.preflight import check_readable_store, check_tracking
 
+        try:  # a store only read: a mistyped path must not leave an empty one behind
+            check_tracking(args.tracking_uri)
+            check_readable_store(args.tracking_uri, None, [])
+        except UsageError as exc:
+            raise UsageError(str(exc).replace("tracking.uri=", "--tracking-uri=", 1)) from None
         resolved = resolve_champion(args.tracking_uri, args.model_name, spec, "--agent")
     agent = make(spec, Limits(), resolved=resolved)
     try:

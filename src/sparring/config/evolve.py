@@ -298,6 +298,17 @@ class RetrainConfig(EvolveConfig):
     notify: NotifyConfig = field(default_factory=NotifyConfig)
     league: LeagueSection = field(default_factory=lambda: LeagueSection())  # rates the champion
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        sprt = self.retrain.sprt
+        if self.retrain.test is PromotionTest.sprt and sprt.min_deals > self.deals.heldout:
+            # the test reads nothing before min_deals: it could only end with no verdict
+            raise ConfigError(
+                "retrain.sprt.min_deals",
+                sprt.min_deals,
+                f"at most deals.heldout={self.deals.heldout} (the held-out deals it may play)",
+            )
+
 
 @dataclass
 class LeagueSection:

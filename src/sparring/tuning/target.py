@@ -80,8 +80,9 @@ def base_overrides(search: HparamSearchConfig) -> list[str]:
 
 def check(conf_dir: str, search: HparamSearchConfig) -> Any:
     """Compose the target with the preset's fixed keys, then with every end of every range
-    (low, high, each choice): an unknown key or a value the target's schema refuses is one
-    ``ConfigError`` naming the space's key, before any trial starts. Returns the base config."""
+    (low, high, each choice) and every ``grid`` value: an unknown key or a value the target's
+    schema refuses is one ``ConfigError`` naming the space's key, before any trial starts.
+    Returns the base config."""
     check_pipeline(search.pipeline)
     base = base_overrides(search)
     try:
@@ -93,7 +94,7 @@ def check(conf_dir: str, search: HparamSearchConfig) -> Any:
             "hparams_search.objective", None, f"one of {search.pipeline}'s metrics to optimise"
         )
     for key, spec in search.space.items():
-        for value in spec.ends():
+        for value in [*spec.ends(), *(spec.grid or [])]:
             try:
                 typed(conf_dir, search.pipeline, [*base, *overrides({key: value})])
             except Exception as exc:
