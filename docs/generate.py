@@ -125,6 +125,7 @@ CHECKS = {
     ),
     "path_text": lambda r: "a path",
     "name": lambda r: "a name (letters, digits, - _ .)",
+    "local_dir": lambda r: "a local directory (no storage URI)",
     "storage_dir": lambda r: "a directory: a path or a storage URI (file://, s3://, gs://)",
     "storage_file": lambda r: "a file: a path or a storage URI (file://, s3://, gs://)",
 }

@@ -223,3 +223,22 @@ def test_settings_that_leave_nothing_to_do_are_refused():
     )
     to_typed(compose_config("retrain", *sprt, "deals.heldout=30"))
     to_typed(compose_config("retrain", "retrain.sprt.min_deals=30", "deals.heldout=29"))  # fixed
+
+
+def test_tunes_own_directories_are_local(tmp_path):
+    """Ray Tune's state (read back to resume) and the best config (read back by Hydra) are
+    local directories: a storage URI would become a folder named ``s3:``, an existing file
+    would fail only after every trial. A local directory is the control."""
+    a_file = tmp_path / "f"
+    a_file.write_text("x")
+    search = "hparams_search=ga_smoke"
+    assert config_error("tune", search, "storage=s3://bucket/tune") == (
+        "storage=s3://bucket/tune is not allowed: expected a local directory (this one cannot "
+        "be in object storage)"
+    )
+    assert config_error("tune", search, f"best_dir={a_file}").endswith("a directory, not a file")
+    assert config_error("tune", search, "best_dir=gs://b/best").startswith(
+        "best_dir=gs://b/best is not allowed: expected a local directory"
+    )
+    ok = to_typed(compose_config("tune", search, f"storage={tmp_path}", f"best_dir={tmp_path}"))
+    assert (ok.storage, ok.best_dir) == (str(tmp_path), str(tmp_path))

@@ -27,6 +27,7 @@ __all__ = [
     "choice",
     "integer",
     "integers",
+    "local_dir",
     "name",
     "number",
     "optional_integer",
@@ -53,6 +54,17 @@ def storage_dir(key: str, value: Any) -> str:
     """A directory for data: a local path (not an existing file) or a storage URI."""
     local = _storage(key, value)
     if local is not None and local.is_file():
+        raise ConfigError(key, value, "a directory, not a file")
+    return value
+
+
+def local_dir(key: str, value: Any) -> str:
+    """A directory on this machine (not a storage URI, not an existing file): for what only a
+    local path can hold."""
+    path_text(key, value)
+    if "://" in value:
+        raise ConfigError(key, value, "a local directory (this one cannot be in object storage)")
+    if Path(value).is_file():
         raise ConfigError(key, value, "a directory, not a file")
     return value
 

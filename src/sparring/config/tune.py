@@ -156,7 +156,9 @@ class TuneConfig:
         checks.integer("trials", self.trials, 1, 100_000)
         checks.integer("concurrency", self.concurrency, 1, 1_000)
         checks.integer("seed", self.seed, 0)
-        checks.path_text("storage", self.storage)
+        checks.local_dir("storage", self.storage)  # Ray Tune's state, read back to resume
+        if self.best_dir is not None:
+            checks.local_dir("best_dir", self.best_dir)  # an override file Hydra reads back
         if self.pipeline is not None and self.pipeline != search.pipeline:
             raise ConfigError(
                 "pipeline",

@@ -87,7 +87,8 @@ OUTPUT_KEYS = frozenset(
 NULL_IN_CHECKOUT = {"best_dir": "conf/best"}
 LOST = (
     "a submitted job runs in a temporary copy of the code on the cluster and what it writes "
-    "there is lost; use s3://..., gs://... or an absolute path every node shares"
+    "there is lost; use s3://..., gs://... or an absolute path every node shares (tune's "
+    "storage and best_dir: an absolute path)"
 )
 # The cluster's Python must hold the locked environment (Ray gives jobs the PATH of `ray start`).
 ENVIRONMENT_CHECK = (
