@@ -82,6 +82,45 @@ def test_a_bad_input_is_one_line_and_exit_2_before_any_work(tmp_path, name, args
     assert not (tmp_path / "data").exists() and not (tmp_path / "mlflow.db").exists()
 
 
+def _partial_table(tmp: Path) -> Path:
+    """The shipped preflop table cut to its first 100 rows (of 1,521)."""
+    import pyarrow.parquet as pq
+
+    from sparring.poker.preflop import default_table_path
+
+    path = tmp / "partial.parquet"
+    pq.write_table(pq.read_table(default_table_path()).slice(0, 100), path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda tmp: _not_executable(tmp), "not a readable Parquet file"),
+        (_partial_table, "the preflop table is incomplete"),
+    ],
+)
+def test_a_preflop_table_that_is_not_one_is_refused_before_any_work(tmp_path, make, said):
+    """handgen's ``preflop.table`` is read before Ray and the MLflow run start (it was read
+    by the first task). The shipped table passes the same check (the control)."""
+    from sparring.config import to_typed
+    from sparring.launch.preflight import check_handgen
+    from sparring.poker.preflop import default_table_path
+    from tests.helpers.configs import compose_config
+
+    table = make(tmp_path)
+    proc = run_pipeline("handgen", f"preflop.table={table}", cwd=tmp_path, timeout=180)
+    assert proc.returncode == 2, proc.stderr
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith(
+        f"error: preflop.table={table} is not allowed: expected a complete preflop_equity "
+        "table, as pipelines/equity.py writes it ("
+    ), line
+    assert said in line
+    assert not (tmp_path / "data").exists() and not (tmp_path / "mlflow.db").exists()
+    check_handgen(to_typed(compose_config("handgen", f"preflop.table={default_table_path()}")))
+
+
 # Seconds of imports each (numba ~0.3 s, and every kernel module behind it): the check path
 # reads the domains' names and limits from their kernel-free modules (``poker.catalog``,
 # ``flagbots.searchers``, ``eleusis.roster``, ...).

@@ -170,3 +170,24 @@ def check_compare(config: Any) -> None:
     if config.sweep_id is not None or config.model is not None:
         return  # the sweep or model says which runs: compare checks them
     check_readable_store(config.tracking.uri, config.experiment, [config.metric, *config.metrics])
+
+
+def check_handgen(config: Any) -> None:
+    """``pipelines/handgen.py``'s preflight: a ``preflop.table`` of its own must be a complete
+    preflop_equity table (every class against 1..9 opponents). It is read here, in
+    milliseconds, so that a wrong file is one line before Ray and the MLflow run start."""
+    table = config.preflop.table
+    if table is None:
+        return
+    from sparring.poker.preflop import load_table
+
+    location = config.storage.locate(table)
+    try:
+        load_table(location)
+    except (ValueError, OSError) as exc:  # DatasetError is a ValueError
+        reason = str(exc).splitlines()[0].removeprefix(f"{location}: ")
+        raise ConfigError(
+            "preflop.table",
+            table,
+            f"a complete preflop_equity table, as pipelines/equity.py writes it ({reason})",
+        ) from None

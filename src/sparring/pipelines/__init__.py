@@ -67,7 +67,9 @@ PIPELINES: dict[str, PipelineTraits] = {
         PipelineTraits("eleusis_bench"),
         PipelineTraits("equity"),
         PipelineTraits("evolve", resumable=_resume_key, steps=True, prepare=True),
-        PipelineTraits("handgen", resumable=True),
+        PipelineTraits(
+            "handgen", resumable=True, preflight="sparring.launch.preflight:check_handgen"
+        ),
         PipelineTraits("league"),
         PipelineTraits("retrain", resumable=True, exit_status=True),
         PipelineTraits("flagbots_bench"),
