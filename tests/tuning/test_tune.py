@@ -416,3 +416,63 @@ def test_sigterm_stops_a_search_as_ctrl_c_does(tmp_path):
     ]
     assert parent.info.status == "KILLED"
     assert not children(uri, "term", "RUNNING")
+
+
+TYPO_CASE = """
+defaults:
+  - ga_smoke
+  - _self_
+name: typo
+objective: champion_bb100_vs_mixd
+"""
+
+
+def test_an_objective_the_target_does_not_report_stops_the_search_at_the_first_trial(tmp_path):
+    """The objective names no metric of evolve (a typo): the schema cannot know a pipeline's
+    metric names, so the first trial finds it. The search then stops (it went on to run every
+    trial to its end, each failing, exit 1) with one line naming the closest metrics, exit 2,
+    the parent run FAILED and one trial's run."""
+    uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
+    out = run_cli(
+        "tune", preset(tmp_path, "typo", TYPO_CASE), "hparams_search=typo",
+        "hparams_search.scheduler.asha=false", "trials=4", "concurrency=1", "search_id=typo",
+        f"storage={tmp_path / 'tune'}", f"best_dir={tmp_path / 'best'}", f"tracking.uri={uri}",
+        cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 2, out.stderr[-3000:]
+    said = (
+        "objective=champion_bb100_vs_mixd is not allowed: expected a metric of this run, e.g. "
+        "champion_bb100_vs_mixed, champion_bb100_vs_maniac, champion_bb100_ci_low_vs_mixed"
+    )
+    last = out.stderr.strip().splitlines()[-1]
+    assert last == f"error: {said} (the search stopped: every trial would miss it)", last
+    assert f"trial 1 failed: {said}" in " ".join(out.stdout.split())
+    assert "trial 2" not in out.stdout
+    assert len(children(uri, "typo")) == 1  # (its evolve run itself finished)
+    (parent,) = [
+        r for r in MlflowClient(uri).search_runs(
+            [e.experiment_id for e in MlflowClient(uri).search_experiments()],
+            filter_string="tags.sweep_id = 'typo'",
+        ) if "mlflow.parentRunId" not in r.data.tags
+    ]  # fmt: skip
+    assert parent.info.status == "FAILED"
+
+
+def test_a_step_without_the_objective_fails_at_that_step():
+    """With a scheduler, the objective is read at every step: a missing one fails at the first
+    step, not after the whole run (no Tune context is needed: it fails before reporting)."""
+    from sparring.config.objective import MissingObjective
+    from sparring.runtime.progress import report_step
+    from sparring.tuning.trial import run_reported
+
+    steps: list[int] = []
+
+    def run(config):
+        for step in range(1, 7):
+            steps.append(step)
+            report_step(step, 6, lambda: {"champion_bb100": 1.0})
+        return {}
+
+    with pytest.raises(MissingObjective, match="e.g. champion_bb100$"):
+        run_reported(run, None, "champion_bb100_vs_mixd", report_steps=True)
+    assert steps == [1]

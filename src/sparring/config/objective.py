@@ -10,7 +10,21 @@ from typing import Any
 
 from sparring.runtime.errors import ConfigError
 
-__all__ = ["objective_value"]
+__all__ = ["MissingObjective", "missing_objective", "objective_value"]
+
+
+class MissingObjective(ConfigError):
+    """The objective a config names is not a metric its run reported: every run of the same
+    config would miss it too, so a search stops at the first."""
+
+
+def missing_objective(name: str, metrics: Mapping[str, Any] | None) -> MissingObjective:
+    """The one-line error for ``name`` missing from a run's ``metrics``, with the closest
+    names it did report."""
+    known = sorted(metrics or {})
+    close = difflib.get_close_matches(name, known, n=3) or known[:5]
+    hint = f", e.g. {', '.join(close)}" if close else " (this run reported none)"
+    return MissingObjective("objective", name, f"a metric of this run{hint}")
 
 
 def objective_value(config: Any, result: Any) -> float | None:
@@ -22,10 +36,7 @@ def objective_value(config: Any, result: Any) -> float | None:
         return None
     metrics = result.get("metrics") if isinstance(result, Mapping) else None
     if not metrics or name not in metrics:
-        known = sorted(metrics or {})
-        close = difflib.get_close_matches(name, known, n=3) or known[:5]
-        hint = f", e.g. {', '.join(close)}" if close else " (this run reported none)"
-        error = ConfigError("objective", name, f"a metric of this run{hint}")
+        error = missing_objective(name, metrics)
         if _sweeping():
             raise error  # a sweeper cannot go on without the number
         print(f"warning: {error} (nothing for a sweeper to read)", file=sys.stderr)

@@ -27,6 +27,7 @@ from sparring.pipelines import PIPELINES
 from sparring.reporting.console import console
 from sparring.runtime.checkout import conf_dir
 from sparring.runtime.config import DEFAULT_TRACKING_URI
+from sparring.runtime.errors import ConfigError
 from sparring.runtime.ray.session import init_ray
 from sparring.runtime.tracking.runs import bound_http_requests, experiment_id, open_store
 from sparring.tuning import report, resume, runs, target, tuner
@@ -72,9 +73,12 @@ def run(job: TuneConfig) -> dict[str, Any]:
         f"{'maximise' if maximize else 'minimise'} {objective}; parent MLflow run {parent}"
     )
     with tuner.termination_as_tune_stop() as received:
-        results = tuner.fit(job, setup, path, maximize, steps)
+        results, missing = tuner.fit(job, setup, path, maximize, steps)
     records = tuner.records(results, setup.grid)
     runs.close_trials(client, exp, parent, records, objective, steps)
+    if missing is not None:  # a name the target does not report: no trial can be scored
+        client.set_terminated(parent, status="FAILED")
+        raise ConfigError.text(f"{missing} (the search stopped: every trial would miss it)")
     resume.stop_if_interrupted(client, parent, job, records, search_id, received)
     return report.finish(client, parent, exp, job, records, search_id, objective, maximize)
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sparring.config.objective import missing_objective
 from sparring.frame.session import sharing_cluster
 from sparring.runtime.progress import StopRun, reporting
 from sparring.tuning import target
@@ -99,6 +100,8 @@ def run_reported(
         if step >= total or not report_steps:
             return  # the last step's numbers are the run's result, reported by the caller
         numbers = numeric(metrics())
+        if objective not in numbers:  # at the first step, not after the whole run
+            raise missing_objective(objective, numbers)
         report = {**numbers, OBJECTIVE: numbers[objective], STEP: step, COMPLETE: 0}
         try:
             tune.report(report)
@@ -142,8 +145,6 @@ def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
     """The Tune function trainable (``tune.with_parameters(run_trial, setup=...)``)."""
     from ray import tune
 
-    from sparring.config.objective import objective_value
-
     os.chdir(setup.cwd)  # Tune would run it in the trial's own directory
     context = tune.get_context()
     trial_id = context.get_trial_id()
@@ -169,8 +170,8 @@ def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
     pipeline = target.module(setup.pipeline)
     with sharing_cluster(setup.runs_at_once):
         result = run_reported(pipeline.run, config, setup.objective, setup.report_steps)
-    value = objective_value(config, result)
-    if value is None:  # checked up front; a pipeline that still reports none is a bug
-        raise RuntimeError(f"{setup.pipeline} reported no {setup.objective}")
     numbers = numeric(result.get("metrics") or {})
-    tune.report({**numbers, OBJECTIVE: value, STEP: setup.steps or 1, COMPLETE: 1})
+    if setup.objective not in numbers:  # the search stops here (tuner.StopOnMissingObjective)
+        raise missing_objective(setup.objective, numbers)
+    tune.report({**numbers, OBJECTIVE: numbers[setup.objective], STEP: setup.steps or 1,
+                 COMPLETE: 1})  # fmt: skip

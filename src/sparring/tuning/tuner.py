@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import signal
 import threading
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ray.tune import Callback
+from ray.tune.stopper import Stopper
 
 from sparring.config.tune import Algorithm, TuneConfig
 from sparring.reporting.console import console
@@ -97,8 +99,12 @@ def termination_as_tune_stop() -> Iterator[list[int]]:
             signal.signal(sig, handler)
 
 
-def fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: int | None):
-    """Tune's fit, new or restored; returns its ResultGrid."""
+def fit(
+    job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: int | None
+) -> tuple[Any, str | None]:
+    """Tune's fit, new or restored; returns its ResultGrid, and the line saying the objective
+    is not a metric of the target when a trial found so (the search then stops: every trial
+    would miss it too), else None."""
     os.environ.setdefault("TUNE_GLOBAL_CHECKPOINT_S", "1")  # a kill loses at most ~1 s
     os.environ.setdefault("RAY_CHDIR_TO_TRIAL_DIR", "0")
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # verbose=0 then prints nothing of Tune's
@@ -113,9 +119,10 @@ def fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: i
     trainable = tune.with_resources(
         tune.with_parameters(run_trial, setup=setup), {"cpu": 0, "memory": TRIAL_MEMORY}
     )
+    progress = _Progress(setup.objective, setup.grid)
     if job.resume:
         tuner = tune.Tuner.restore(str(path), trainable, resume_unfinished=True)
-        return tuner.fit()
+        return tuner.fit(), None
     search = job.hparams_search
     mode = "max" if maximize else "min"
     param_space: dict[str, Any] = {}
@@ -168,11 +175,12 @@ def fit(job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: i
             name=path.name,
             storage_path=str(path.parent),
             verbose=0,
-            callbacks=[_Progress(setup.objective, setup.grid)],
+            callbacks=[progress],
+            stop=_StopOnMissingObjective(progress),
             failure_config=tune.FailureConfig(max_failures=0),
         ),
     )
-    return tuner.fit()
+    return tuner.fit(), progress.missing
 
 
 class _Progress(Callback):
@@ -181,6 +189,7 @@ class _Progress(Callback):
     def __init__(self, objective: str, grid: bool) -> None:
         self.objective = objective
         self.grid = grid
+        self.missing: str | None = None  # a trial's MissingObjective line
 
     def on_trial_complete(self, iteration, trials, trial, **info) -> None:
         result = trial.last_result or {}
@@ -195,7 +204,38 @@ class _Progress(Callback):
 
     def on_trial_error(self, iteration, trials, trial, **info) -> None:
         number = trial_number(trial.trial_id, trial.experiment_tag, self.grid)
+        # the trial's traceback, as Tune wrote it in the trial's local directory (the copy in
+        # the search's storage comes later): its last line is a MissingObjective's
+        found = MISSING_LINE.search(_text(trial.error_file))
+        if found:
+            self.missing = self.missing or found.group(0)
+            console.print(f"trial {number} failed: {found.group(0)}", soft_wrap=True)
+            return
         console.print(f"trial {number} failed: see {trial.path}")
+
+
+def _text(path: str | None) -> str:
+    try:
+        return Path(path).read_text(errors="replace") if path else ""
+    except OSError:
+        return ""
+
+
+MISSING_LINE = re.compile(r"objective=\S+ is not allowed: expected a metric of this run[^\n]*")
+
+
+class _StopOnMissingObjective(Stopper):
+    """Ends the whole search once a trial found the objective missing from its run's metrics
+    (``_Progress.missing``): the other trials, of the same target, would miss it too."""
+
+    def __init__(self, progress: _Progress) -> None:
+        self.progress = progress
+
+    def __call__(self, trial_id: str, result: dict) -> bool:
+        return False
+
+    def stop_all(self) -> bool:
+        return self.progress.missing is not None
 
 
 def records(results, grid: bool) -> list[summary.TrialRecord]:
