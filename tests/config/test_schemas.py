@@ -141,6 +141,10 @@ def test_flatten_of_a_typed_config_keeps_lists_as_json():
 
 def test_override_syntax_errors_are_one_line():
     assert config_error("equity", "opponents=[1").startswith("cannot read the override")
+    assert config_error("equity", "classes=[AA,AKs,AA]") == (
+        "classes=['AA', 'AKs', 'AA'] is not allowed: expected each class named once"
+    )
+    assert to_typed(compose_config("equity", "classes=[AA,AKs]")).class_names == ("AA", "AKs")
 
 
 @pytest.mark.parametrize(

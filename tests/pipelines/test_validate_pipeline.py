@@ -53,7 +53,8 @@ def test_cells_do_not_depend_on_where_they_run():
         ("+profiles.balanced.bluffs=0.2", "balanced.bluffs=0.2 is not allowed: expected a profile"),
         ("estimate=[nobody]", "estimate=nobody is not allowed: expected a defined profile"),
         ("drift.shifted=balanced", "expected a profile with shift_after"),
-        ("hands=[100]", "at least two sample sizes"),
+        ("hands=[100]", "at least two different sample sizes"),
+        ("hands=[100,100]", "at least two different sample sizes"),  # one x: no slope
         ("drift.hands=30", "drift.hands=30 is not allowed: expected more than the shift"),
         ("seeds=1", "seeds=1 is not allowed"),
     ],

@@ -38,6 +38,8 @@ class EquityConfig(ObjectiveConfig):
         if self.classes != "all":
             if isinstance(self.classes, str) or not self.classes:
                 raise ConfigError("classes", self.classes, "all or a list like [AA, AKs]")
+            if len(set(self.classes)) != len(self.classes):  # a cell twice in the table
+                raise ConfigError("classes", list(self.classes), "each class named once")
             for name in self.classes:
                 if name not in CLASS_INDEX:
                     raise ConfigError("classes", name, "starting-hand classes such as AA, AKs, T9o")

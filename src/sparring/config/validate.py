@@ -137,8 +137,10 @@ class ValidateConfig(ObjectiveConfig):
             self._known("match.opponents", name)
         if "shift_after" not in self.profiles[shifted]:
             raise ConfigError("drift.shifted", shifted, "a profile with shift_after")
-        if len(self.hands) < 2 and self.estimate:
-            raise ConfigError("hands", self.hands, "at least two sample sizes (to fit the slope)")
+        if len(set(self.hands)) < 2 and self.estimate:
+            raise ConfigError(
+                "hands", self.hands, "at least two different sample sizes (to fit the slope)"
+            )
         shift = self.profiles[shifted]["shift_after"]
         if self.drift.hands <= shift:
             raise ConfigError(
