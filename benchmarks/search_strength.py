@@ -120,6 +120,7 @@ def append(path: Path | None, entry: dict) -> None:
 def verdict(test: SPRT, games: list[float], unordered: int) -> str:
     """The SPRT's verdict on ``games``, read only from the last of the ``unordered`` ones on
     (earlier points of the path depend on an order that was not kept)."""
+    games = games[: test.max_units]  # a record longer than the cap: read up to it
     if len(games) < 2:
         return "continue"
     path = test.llr_path(np.array(games))

@@ -205,21 +205,20 @@ def test_the_evolve_defaults_are_the_ones_the_quality_study_chose():
 
 
 def test_settings_that_leave_nothing_to_do_are_refused():
-    """Each would start Ray and MLflow for a run with no result: an empty FlagBots bench,
-    minimax alone deeper than its limit, an SPRT that reads nothing before the held-out deals
-    run out. The controls, one step inside each bound, are accepted."""
-    assert config_error("flagbots_bench", "searchers=[]") == (
-        "searchers=[] is not allowed: expected a non-empty list of minimax, alphabeta, id, "
-        "id_tt, id_tt_kh, full, reduced"
+    """Each would start Ray and MLflow for a run with no result: a FlagBots bench with neither
+    searchers nor match players, an SPRT that reads nothing before the held-out deals run out.
+    The controls, one step inside each bound, are accepted (a match alone is a bench)."""
+    from sparring.config.flagbots_bench import FlagBotsBenchConfig, SearchMatchConfig
+
+    no_match = SearchMatchConfig(players={})  # (a YAML's `players: {}`: an override merges)
+    with pytest.raises(ConfigError) as refused:
+        FlagBotsBenchConfig(searchers=[], match=no_match)
+    assert str(refused.value) == (
+        "searchers=[] is not allowed: expected some of minimax, alphabeta, id, id_tt, "
+        "id_tt_kh, full, reduced, or match players (with neither, nothing is measured)"
     )
-    assert config_error("flagbots_bench", "positions=[]").startswith(
-        "positions=[] is not allowed: expected a non-empty list of start, midgame, wall_start"
-    )
-    minimax = ["searchers=[minimax]", "minimax_max_depth=3"]
-    assert config_error("flagbots_bench", *minimax, "depths=[4,5]") == (
-        "depths=[4, 5] is not allowed: expected a depth <= minimax_max_depth=3 for minimax alone"
-    )
-    to_typed(compose_config("flagbots_bench", *minimax, "depths=[3,5]"))
+    to_typed(compose_config("flagbots_bench", "searchers=[]"))  # the round robin alone
+    FlagBotsBenchConfig(match=no_match)  # the searchers alone
     sprt = ["retrain.test=sprt", "retrain.sprt.min_deals=30"]
     assert config_error("retrain", *sprt, "deals.heldout=29") == (
         "retrain.sprt.min_deals=30 is not allowed: expected at most deals.heldout=29 "

@@ -92,3 +92,12 @@ def test_the_standing_line_reads_the_score_elo_and_llr() -> None:
     line = strength.standing(TEST, games, unordered=50)
     assert line.startswith("50 games, +15 =26 -9, Elo +42 [")
     assert "LLR 0.73 in (-2.94, 2.94), SPRT continue" in line
+
+
+def test_a_record_longer_than_the_cap_is_read_up_to_it() -> None:
+    """Resumed with a smaller ``--pairs``: the games past the cap do not count (the run
+    would have stopped there); the control reads them all."""
+    games = [0.5] * 10 + [1.0] * 40
+    capped = strength.SPRT(elo0=0.0, elo1=50.0, alpha=0.05, beta=0.05, max_units=10)
+    assert strength.verdict(capped, games, unordered=0) == "none"
+    assert strength.verdict(TEST, games, unordered=0) == "H1"

@@ -138,19 +138,15 @@ class FlagBotsBenchConfig(ObjectiveConfig):
     storage: StorageConfig = field(default_factory=StorageConfig)
 
     def __post_init__(self) -> None:
-        for key, options in (("searchers", Searcher), ("positions", SuitePosition)):
-            if not getattr(self, key):  # an empty run: Ray and MLflow started for no table
-                raise ConfigError(key, [], f"a non-empty list of {', '.join(options)}")
+        if not self.searchers and not self.match.parsed:  # Ray and MLflow started for nothing
+            raise ConfigError(
+                "searchers",
+                [],
+                f"some of {', '.join(Searcher)}, or match players (with neither, nothing is "
+                "measured)",
+            )
         checks.integers("depths", self.depths, 1, 30)
         checks.integer("minimax_max_depth", self.minimax_max_depth, 1, 30)
-        if {str(s) for s in self.searchers} == {"minimax"} and (
-            min(self.depths) > self.minimax_max_depth
-        ):  # minimax stops at its max depth: nothing would be counted
-            raise ConfigError(
-                "depths",
-                list(self.depths),
-                f"a depth <= minimax_max_depth={self.minimax_max_depth} for minimax alone",
-            )
         checks.number("time_s", self.time_s, 0, 600, low_open=True)
         checks.integer("memory_mb", self.memory_mb, 1, 100_000)
         checks.storage_dir("output_dir", self.output_dir)

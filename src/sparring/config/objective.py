@@ -18,13 +18,15 @@ class MissingObjective(ConfigError):
     config would miss it too, so a search stops at the first."""
 
 
-def missing_objective(name: str, metrics: Mapping[str, Any] | None) -> MissingObjective:
-    """The one-line error for ``name`` missing from a run's ``metrics``, with the closest
-    names it did report."""
+def missing_objective(
+    name: str, metrics: Mapping[str, Any] | None, what: str = "a metric of this run"
+) -> MissingObjective:
+    """The one-line error for ``name`` missing from a run's ``metrics`` (``what`` they are),
+    with the closest names they hold."""
     known = sorted(metrics or {})
     close = difflib.get_close_matches(name, known, n=3) or known[:5]
     hint = f", e.g. {', '.join(close)}" if close else " (this run reported none)"
-    return MissingObjective("objective", name, f"a metric of this run{hint}")
+    return MissingObjective("objective", name, f"{what}{hint}")
 
 
 def objective_value(config: Any, result: Any) -> float | None:

@@ -173,18 +173,19 @@ def check_compare(config: Any) -> None:
 
 
 def check_handgen(config: Any) -> None:
-    """``pipelines/handgen.py``'s preflight: a ``preflop.table`` of its own must be a complete
-    preflop_equity table (every class against 1..9 opponents). It is read here, in
-    milliseconds, so that a wrong file is one line before Ray and the MLflow run start."""
+    """``pipelines/handgen.py``'s preflight: a local ``preflop.table`` of its own must be a
+    complete preflop_equity table (every class against 1..9 opponents). It is read here, in
+    milliseconds, so that a wrong file is one line before Ray and the MLflow run start. A file
+    that cannot be read (an ``OSError``) is left to the run's own line."""
     table = config.preflop.table
-    if table is None:
-        return
+    if table is None or "://" in table.removeprefix("file://"):
+        return  # (a table on an object store is read by the run, which may not need it)
     from sparring.poker.preflop import load_table
 
     location = config.storage.locate(table)
     try:
         load_table(location)
-    except (ValueError, OSError) as exc:  # DatasetError is a ValueError
+    except ValueError as exc:  # not a table, or not a whole one (DatasetError is a ValueError)
         reason = str(exc).splitlines()[0].removeprefix(f"{location}: ")
         raise ConfigError(
             "preflop.table",

@@ -78,7 +78,7 @@ def run(job: TuneConfig) -> dict[str, Any]:
     runs.close_trials(client, exp, parent, records, objective, steps)
     if missing is not None:  # a name the target does not report: no trial can be scored
         client.set_terminated(parent, status="FAILED")
-        raise ConfigError.text(f"{missing} (the search stopped: every trial would miss it)")
+        raise ConfigError.text(f"{missing} (the search stopped: no trial reported it)")
     resume.stop_if_interrupted(client, parent, job, records, search_id, received)
     return report.finish(client, parent, exp, job, records, search_id, objective, maximize)
 

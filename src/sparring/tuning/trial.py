@@ -29,6 +29,10 @@ STEP = "step"  # the time attribute of ASHA: the pipeline's step (evolve: genera
 COMPLETE = "complete"  # 1 on the report of a trial that ran to its end
 TRIAL_TAG = "tune_trial"  # the child run's tag: Tune's trial id
 NUMBER_TAG = "trial_number"
+# what a scheduler's objective must be (evolve reports fewer numbers a generation than at its end)
+STEP_METRIC = (
+    "a metric reported at every step, which ASHA reads (or hparams_search.scheduler.asha=false)"
+)
 
 
 @dataclass(frozen=True)
@@ -99,10 +103,11 @@ def run_reported(
     def listener(step: int, total: int, metrics: Any) -> None:
         if step >= total or not report_steps:
             return  # the last step's numbers are the run's result, reported by the caller
-        numbers = numeric(metrics())
-        if objective not in numbers:  # at the first step, not after the whole run
-            raise missing_objective(objective, numbers)
-        report = {**numbers, OBJECTIVE: numbers[objective], STEP: step, COMPLETE: 0}
+        reported = metrics()
+        if objective not in reported:  # at the first step, not after the whole run
+            raise missing_objective(objective, reported, STEP_METRIC)
+        numbers = numeric(reported)
+        report = {**numbers, OBJECTIVE: float(reported[objective]), STEP: step, COMPLETE: 0}
         try:
             tune.report(report)
         except SystemExit:  # Tune ends a stopped trial's thread with sys.exit at a report
@@ -170,8 +175,9 @@ def run_trial(params: dict[str, Any], setup: TrialSetup) -> None:
     pipeline = target.module(setup.pipeline)
     with sharing_cluster(setup.runs_at_once):
         result = run_reported(pipeline.run, config, setup.objective, setup.report_steps)
-    numbers = numeric(result.get("metrics") or {})
-    if setup.objective not in numbers:  # the search stops here (tuner.StopOnMissingObjective)
-        raise missing_objective(setup.objective, numbers)
-    tune.report({**numbers, OBJECTIVE: numbers[setup.objective], STEP: setup.steps or 1,
-                 COMPLETE: 1})  # fmt: skip
+    reported = result.get("metrics") or {}
+    if setup.objective not in reported:  # may stop the search (tuner._StopOnMissingObjective)
+        raise missing_objective(setup.objective, reported)
+    value = float(reported[setup.objective])  # NaN included: this trial's value, not a typo
+    numbers = numeric(reported)
+    tune.report({**numbers, OBJECTIVE: value, STEP: setup.steps or 1, COMPLETE: 1})

@@ -103,8 +103,8 @@ def fit(
     job: TuneConfig, setup: TrialSetup, path: Path, maximize: bool, steps: int | None
 ) -> tuple[Any, str | None]:
     """Tune's fit, new or restored; returns its ResultGrid, and the line saying the objective
-    is not a metric of the target when a trial found so (the search then stops: every trial
-    would miss it too), else None."""
+    is not a metric of the target when the search stopped on it (``missing_line``), else
+    None."""
     os.environ.setdefault("TUNE_GLOBAL_CHECKPOINT_S", "1")  # a kill loses at most ~1 s
     os.environ.setdefault("RAY_CHDIR_TO_TRIAL_DIR", "0")
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")  # verbose=0 then prints nothing of Tune's
@@ -120,9 +120,10 @@ def fit(
         tune.with_parameters(run_trial, setup=setup), {"cpu": 0, "memory": TRIAL_MEMORY}
     )
     progress = _Progress(setup.objective, setup.grid)
-    if job.resume:
+    if job.resume:  # (the stored run config brings its callback and stopper back)
         tuner = tune.Tuner.restore(str(path), trainable, resume_unfinished=True)
-        return tuner.fit(), None
+        results = tuner.fit()
+        return results, missing_line(results)
     search = job.hparams_search
     mode = "max" if maximize else "min"
     param_space: dict[str, Any] = {}
@@ -180,7 +181,8 @@ def fit(
             failure_config=tune.FailureConfig(max_failures=0),
         ),
     )
-    return tuner.fit(), progress.missing
+    results = tuner.fit()
+    return results, missing_line(results)
 
 
 class _Progress(Callback):
@@ -189,7 +191,11 @@ class _Progress(Callback):
     def __init__(self, objective: str, grid: bool) -> None:
         self.objective = objective
         self.grid = grid
-        self.missing: str | None = None  # a trial's MissingObjective line
+        self.missing: str | None = None  # a MissingObjective line before any objective came
+        self.reported = False  # some trial reported the objective
+
+    def on_trial_result(self, iteration, trials, trial, result, **info) -> None:
+        self.reported = self.reported or OBJECTIVE in result
 
     def on_trial_complete(self, iteration, trials, trial, **info) -> None:
         result = trial.last_result or {}
@@ -208,7 +214,8 @@ class _Progress(Callback):
         # the search's storage comes later): its last line is a MissingObjective's
         found = MISSING_LINE.search(_text(trial.error_file))
         if found:
-            self.missing = self.missing or found.group(0)
+            if not self.reported:  # a name no trial has reported: a typo, not this trial's luck
+                self.missing = self.missing or found.group(0)
             console.print(f"trial {number} failed: {found.group(0)}", soft_wrap=True)
             return
         console.print(f"trial {number} failed: see {trial.path}")
@@ -221,12 +228,27 @@ def _text(path: str | None) -> str:
         return ""
 
 
-MISSING_LINE = re.compile(r"objective=\S+ is not allowed: expected a metric of this run[^\n]*")
+MISSING_LINE = re.compile(r"objective=\S+ is not allowed: expected a metric [^\n]*")
+
+
+def missing_line(results) -> str | None:
+    """The ``MissingObjective`` line of a search that stopped on one: a trial failed with it
+    and no trial reported the objective (else None: a search that did score trials is not
+    ended by one that lacked the metric)."""
+    found = None
+    for result in results:
+        if OBJECTIVE in (result.metrics or {}):
+            return None
+        if found is None and result.error is not None:
+            match = MISSING_LINE.search(str(result.error))
+            found = match.group(0) if match else None
+    return found
 
 
 class _StopOnMissingObjective(Stopper):
     """Ends the whole search once a trial found the objective missing from its run's metrics
-    (``_Progress.missing``): the other trials, of the same target, would miss it too."""
+    before any trial reported it (``_Progress.missing``): a name the target does not report,
+    which the other trials would miss too."""
 
     def __init__(self, progress: _Progress) -> None:
         self.progress = progress
