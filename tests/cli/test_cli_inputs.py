@@ -105,6 +105,8 @@ def bad_inputs(files) -> list[tuple[tuple[str, ...], list[str], str]]:
         (("compare",), ["evolve", "--metric", "x", "--tracking-uri", "http://127.0.0.1:9"],
          "no MLflow server answers"),
         (("results",), ["--tracking-uri", f"sqlite:///{d}"], "is a directory"),
+        (("results",), ["--tracking-uri", "sqlite:///mlfow.db"],  # the flag, as it was typed
+         "results: error: --tracking-uri=sqlite:///mlfow.db: no MLflow store at mlfow.db"),
         (("retrain", "history"), ["--tracking-uri", f"sqlite:///{d}"], "is a directory"),
         (("tune",), ["hparams_search=nope"],
          "hparams_search=nope is not allowed: expected one of eleusis_tpe"),

@@ -131,6 +131,19 @@ def tracking_uri(text: str) -> str:
     return text
 
 
+def readable_store(uri: str, experiment: str | None = None, metrics: tuple[str, ...] = ()) -> None:
+    """Before a command reads ``--tracking-uri``: it can be opened and, on a sqlite store, the
+    file exists (reading must not create an empty one) and holds ``experiment`` and
+    ``metrics``. Each refusal is one ``UsageError`` naming the flag."""
+    from sparring.launch.preflight import check_readable_store, check_tracking
+
+    try:
+        check_tracking(uri)
+        check_readable_store(uri, experiment, list(metrics))
+    except UsageError as exc:
+        raise UsageError(str(exc).replace("tracking.uri=", "--tracking-uri=", 1)) from None
+
+
 def name(text: str) -> str:
     """An argparse type: a name that becomes a path, a filter value or a tag (the one rule of
     ``runtime.checks.name``)."""

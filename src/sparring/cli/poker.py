@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from sparring.cli.common import UsageError, existing_dir, group, integer, number, seed
+from sparring.cli.common import (
+    UsageError,
+    existing_dir,
+    group,
+    integer,
+    number,
+    readable_store,
+    seed,
+)
 from sparring.poker.catalog import BASELINES, MAX_OPPONENTS
 
 HEROES = tuple(b for b in BASELINES if b != "mixed")
@@ -195,13 +203,8 @@ def acpc_client(args: argparse.Namespace) -> int:
     resolved = None
     if spec.kind == "champion":
         from sparring.champions.registry import resolve_champion
-        from sparring.launch.preflight import check_readable_store, check_tracking
 
-        try:  # a store only read: a mistyped path must not leave an empty one behind
-            check_tracking(args.tracking_uri)
-            check_readable_store(args.tracking_uri, None, [])
-        except UsageError as exc:
-            raise UsageError(str(exc).replace("tracking.uri=", "--tracking-uri=", 1)) from None
+        readable_store(args.tracking_uri)  # a mistyped path must not leave an empty store behind
         resolved = resolve_champion(args.tracking_uri, args.model_name, spec, "--agent")
     agent = make(spec, Limits(), resolved=resolved)
     try:

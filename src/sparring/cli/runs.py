@@ -5,8 +5,14 @@ from __future__ import annotations
 
 import argparse
 
-from sparring.cli.common import UsageError, integer, name, output_file, tracking_uri
-from sparring.launch.preflight import check_readable_store
+from sparring.cli.common import (
+    UsageError,
+    integer,
+    name,
+    output_file,
+    readable_store,
+    tracking_uri,
+)
 from sparring.runtime.config import DEFAULT_TRACKING_URI
 
 
@@ -111,7 +117,7 @@ def compare(args: argparse.Namespace) -> int:
     except argparse.ArgumentTypeError as exc:
         raise UsageError(f"--output-dir {exc}") from None
     if not (args.sweep or args.model):
-        check_readable_store(args.tracking_uri, args.experiment, [args.metric, *args.metrics])
+        readable_store(args.tracking_uri, args.experiment, (args.metric, *args.metrics))
     from sparring.reporting.compare import compare as compare_runs  # MLflow: after the checks
 
     compare_runs(
@@ -133,7 +139,7 @@ def compare(args: argparse.Namespace) -> int:
 
 def results(args: argparse.Namespace) -> int:
     """Print the latest run of every pipeline."""
-    check_readable_store(args.tracking_uri, None, [])  # reading must not create an empty store
+    readable_store(args.tracking_uri)  # reading must not create an empty store
     from sparring.cli.results import results as latest
 
     latest(args.tracking_uri)
@@ -142,7 +148,7 @@ def results(args: argparse.Namespace) -> int:
 
 def retrain_history(args: argparse.Namespace) -> int:
     """Print the retrain decisions."""
-    check_readable_store(args.tracking_uri, None, [])
+    readable_store(args.tracking_uri)
     from sparring.cli.results import retrain_history as history
 
     history(args.tracking_uri, args.experiment, args.model)
