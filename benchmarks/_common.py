@@ -54,7 +54,10 @@ def report(name: str, rows: list[tuple[str, float, str]], figures: dict) -> None
     print(f"\n{name}  ({platform.processor() or platform.machine()}, {os.cpu_count()} cores)")
     width = max(len(r[0]) for r in rows)
     for what, value, note in rows:
-        shown = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.2f}"
+        if isinstance(value, (int, np.integer)):  # a count or a depth: no decimals
+            shown = f"{value:,}"
+        else:
+            shown = f"{value:,.0f}" if abs(value) >= 1000 else f"{value:,.2f}"
         print(f"  {what:<{width}}  {shown:>14}  {note}")
     figures = {"benchmark": name, "date": date.today().isoformat(), **figures}
     print(json.dumps(figures))
