@@ -111,9 +111,10 @@ def test_summary_rows_format_each_cell_and_its_paired_difference():
     ]
     rows = summary_rows(results, {("a", 20, "kl_ucb"): (-1500.0, -1600.25, 13.5)})
     assert len(SUMMARY_COLUMNS) == 8 and SUMMARY_COLUMNS[-1] == "- frequency (95%)"
+    # DNF as a count of the cell's seeds (four here): a rate of 0.001 printed as 0.00
     assert rows == [
-        ["a", 20, "frequency", "1,234.6 ± 12.3", "207.7", "0.25", "1,234", ""],
-        ["a", 20, "kl_ucb", "26.2 ± 1.0", "inf", "0.25", "1,234",
+        ["a", 20, "frequency", "1,234.6 ± 12.3", "207.7", "1/4", "1,234", ""],
+        ["a", 20, "kl_ucb", "26.2 ± 1.0", "inf", "1/4", "1,234",
          "-1,500.0 [-1,600.2, +13.5]"],
     ]  # fmt: skip
 

@@ -150,7 +150,9 @@ def test_drift_detection_delay_and_false_alarms():
     assert m["drift/delay_median"] == 3.0 and m["drift/delay_p90"] == 3.0
     # 2 stationary alarms + 1 before the shift over 2 x 10 + 2 x 5 hands watched
     assert m["drift/false_alarms_per_100_hands"] == pytest.approx(10.0)
-    assert ["shift detected", "0.50", "median delay 3 hands, 90% 3"] in found.summary
+    # over the detected runs only, and said so (a bare "90%" read as a confidence bound)
+    said = "median delay 3 hands, 90th percentile 3 (of the 1 of 2 runs detected)"
+    assert ["shift detected", "0.50", said] in found.summary
     assert ["false alarms / 100 hands", "10.00", "stationary player + before the shift"] in (
         found.summary
     )

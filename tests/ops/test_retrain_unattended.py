@@ -219,6 +219,7 @@ def test_a_retrain_left_to_cron(mlflow_server, webhook, tmp_path):
     assert row is not None, history.stdout
     assert "kept" in row and MODEL in row and decision.info.run_id[:8] in row
     assert f"[{posted['edge_low']:+.2f}, {posted['edge_high']:+.2f}]" in row
+    assert "(90% two-sided)" in row  # two one-sided 95% bounds, not a 95% interval
 
 
 def test_a_retrain_without_a_champion_is_refused_before_any_run(mlflow_server, webhook, tmp_path):

@@ -56,9 +56,9 @@ def test_resume_after_interruption_equals_uninterrupted_run(
     ray_session, evolve_config, tmp_path, capsys
 ):
     common = ("registry.register=false",)
-    straight = run(evolve_config("ga.generations=3", f"checkpoint_root={tmp_path / 'a'}", *common))[
-        "state"
-    ]
+    first = run(evolve_config("ga.generations=3", f"checkpoint_root={tmp_path / 'a'}", *common))
+    straight = first["state"]
+    assert first["metrics"]["generations_per_min"] > 0
     # "Killed" after generation 2, and then the newest checkpoint was damaged (truncated): the
     # resume falls back to gen-00001.
     out = run(evolve_config("ga.generations=2", f"checkpoint_root={tmp_path / 'b'}", *common))
@@ -75,6 +75,10 @@ def test_resume_after_interruption_equals_uninterrupted_run(
     assert np.array_equal(resumed.trainers, straight.trainers)
     said = [line for line in capsys.readouterr().out.splitlines() if "damaged" in line]
     assert len(said) == 1 and "gen-00002.npz" in said[0]
+    # resumed at its end, a run plays no generation: no rate (it gave 3 over ~0 s, millions)
+    done = run(evolve_config("ga.generations=3", f"checkpoint_root={tmp_path / 'a'}",
+                             "resume=true", *common))  # fmt: skip
+    assert "generations_per_min" not in done["metrics"]
 
 
 def test_a_checkpoint_of_another_config_is_refused_not_resumed(

@@ -51,6 +51,9 @@ def test_tiny_run_then_resume_only_missing_shards(ray_session, pipeline_config, 
     resumed = load_deal_set(directory)
     for field in ("board", "holes", "equity", "strength"):
         np.testing.assert_array_equal(getattr(resumed, field), getattr(original, field))
+    third = run(cfg)  # every shard there: nothing dealt, so no rejection rate (it said 0.000)
+    assert third["metrics"]["shards_reused"] == 3
+    assert "flop_filter_rejection_rate" not in third["metrics"]
 
 
 def rerun_recomputes_the_shard(cfg, capsys, marker: str, says: str, original) -> None:

@@ -124,7 +124,9 @@ def retrain_history(
                 tags.get("model_name", "?"),
                 tags["decision"],
                 f"{m.get('edge_bb100', float('nan')):+.2f}",
-                f"{interval} ({level:.0%})",
+                # two one-sided bounds at `level` (the rule reads the lower one): together a
+                # (2 level - 1) two-sided interval, 90% at the default 95%
+                f"{interval} ({2 * level - 1:.0%} two-sided)",
                 f"v{tags.get('champion_version', '?')}" + (f" -> v{new}" if new else ""),
                 run.info.run_id[:8],
             ]

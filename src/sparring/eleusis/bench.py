@@ -303,7 +303,7 @@ def summary_rows(results: Sequence[CellResult], paired: Paired) -> list[list]:
             r.scientist,
             f"{r.mean_guesses:,.1f} ± {r.stderr:,.1f}",
             f"{r.oracle_expected:,.1f}",
-            f"{r.dnf_rate:.2f}",
+            f"{round(r.dnf_rate * r.seeds)}/{r.seeds}",  # a count: 1 in 1,000 is not 0.00
             f"{r.guesses_per_s:,.0f}",
             paired_text(paired.get((r.deck, r.h0, r.scientist))),
         ]

@@ -149,9 +149,10 @@ def ensure_deal_set(
         "shards_reused": len(settings.shards) - len(done),
         "deals_generated": made,
         "rejected_candidates": rejected,
-        "flop_filter_rejection_rate": rejected / (made + rejected) if made else 0.0,
         "wall_s": wall,
     }
+    if made:  # nothing dealt (every shard reused): no rate was measured, so none is given
+        stats["flop_filter_rejection_rate"] = rejected / (made + rejected)
     if made and cores is not None:
         task_seconds = sum(r["seconds"] for r in done)
         trials = made * settings.table_size * 3 * settings.equity_trials

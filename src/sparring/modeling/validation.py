@@ -249,8 +249,9 @@ def drift(grid: Grid, results: Mapping[Cell, Mapping[str, Any]], found: Measures
     metrics["drift/delay_p90"] = float(np.percentile(detected, 90)) if detected else NAN
     metrics["drift/false_alarms_per_100_hands"] = 100 * (alarms_stationary + early) / hands_watched
     found.summary.append(["shift detected", f"{metrics['drift/detected']:.2f}",
-                          f"median delay {metrics['drift/delay_median']:.0f} hands, 90% "
-                          f"{metrics['drift/delay_p90']:.0f}"])  # fmt: skip
+                          f"median delay {metrics['drift/delay_median']:.0f} hands, 90th "
+                          f"percentile {metrics['drift/delay_p90']:.0f} (of the "
+                          f"{len(detected)} of {len(delays)} runs detected)"])  # fmt: skip
     found.summary.append(["false alarms / 100 hands",
                           f"{metrics['drift/false_alarms_per_100_hands']:.2f}",
                           "stationary player + before the shift"])  # fmt: skip

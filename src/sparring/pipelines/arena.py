@@ -119,7 +119,8 @@ def _play(
             results[part[i]] = result
 
         units = sum(b.stop - b.start for b in part)
-        parallel_map(play_block, part, shared=shared, description=f"arena: {units} units",
+        parallel_map(play_block, part, shared=shared,
+                     description=f"arena: {len(part)} blocks of {units} units",
                      on_result=keep)  # fmt: skip
     return [r for r in results.values() if r is not None]
 

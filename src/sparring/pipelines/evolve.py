@@ -125,6 +125,7 @@ def run(
         n_chunks = job.ga.chunks or min(job.ga.population, 2 * session.cores)
         evaluation = _Evaluation(job, train, n_chunks)
         state = _start(session, job, seed_individual, seed_fraction)
+        first = state.generation  # a resumed run's rate counts only the generations it ran
         start = time.perf_counter()
         while state.generation < job.ga.generations:
             state = run_generation(state, params, evaluation.evaluate, evaluation.challenge)
@@ -138,7 +139,8 @@ def run(
                 partial(champion_metrics, state.champion, held, job),
             )
             _print_generation(record, job.ga.generations)
-        results = _finish(session, job, state, held, time.perf_counter() - start, role)
+        ran = (state.generation - first, time.perf_counter() - start)
+        results = _finish(session, job, state, held, ran, role)
     return session.results(
         results["summary"], checkpoint_dir=job.checkpoint_dir, state=state, **results
     )
@@ -229,19 +231,20 @@ def _finish(
     job: EvolveConfig,
     state: EvolutionState,
     held,
-    wall: float,
+    ran: tuple[int, float],
     role: str = "champion",
 ) -> dict[str, Any]:
-    """Plot, champion benchmark, artifacts and registry."""
+    """Plot, champion benchmark, artifacts and registry; ``ran``: the generations this run
+    played and its wall seconds (a resumed run's rate leaves out the checkpoint's)."""
     history = state.history
     summary = {
         "generations": state.generation,
         "champion_fitness": state.champion_fitness,
         "trainer_changes_total": len(state.changes),
     }
-    if wall > 0 and history:
-        run_generations = sum(1 for r in history if r["wall_s"] > 0)
-        summary["generations_per_min"] = 60.0 * run_generations / max(wall, 1e-9)
+    generations, wall = ran
+    if generations > 0 and wall > 0:  # none played (resumed at the end): no rate to give
+        summary["generations_per_min"] = 60.0 * generations / wall
     results = _benchmark(state.champion, held, job)
     summary.update(_benchmark_metrics(results))
     mlrun = session.run

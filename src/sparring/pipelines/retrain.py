@@ -358,9 +358,10 @@ def _print_decision(
     promotion: Promotion,
 ) -> None:
     p = promotion
+    bound = f"{p.confidence:.0%}"  # each bound one-sided: the rule reads the lower one
     session.table(
         f"Retrain {retrain_id}: challenger vs champion v{version}",
-        ["edge bb/100", f"{p.confidence:.0%} lower bound", "upper bound", "deals", "decision"],
+        ["edge bb/100", f"{bound} lower bound", f"{bound} upper bound", "deals", "decision"],
         [
             [
                 f"{p.mean:+.2f}",
