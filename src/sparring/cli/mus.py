@@ -134,7 +134,7 @@ def simulate(args: argparse.Namespace) -> int:
         f"{args.matches} matches, {hands} hands, {log.num_rows} decisions in {wall:.2f} s "
         f"({hands / wall:,.0f} hands/s, after {loading:.1f} s loading the engine, compiled on "
         "first use); "
-        f"matches won: team A {wins[0]}, team B {wins[1]} (bluff rate {args.bluff})"
+        f"matches won: team A {wins[0]} (bluffs at 0.2), team B {wins[1]} (at {args.bluff})"
     )
     print(f"decision log: {path.display()}")
     return 0

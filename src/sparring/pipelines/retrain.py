@@ -343,9 +343,10 @@ def _league_rating(
     rating, low, high = found
     metrics = {"league_rating": rating, "league_rating_low": low, "league_rating_high": high}
     session.log_metrics(metrics)
+    # the deal-win rating (how often it wins a deal), not the league's rank by chips
     console.print(
-        f"champion v{version}: league rating {rating:+.0f} "
-        f"[{low:+.0f}, {high:+.0f}] among {len(league.entrants)} entrants"
+        f"champion v{version}: league deal-win rating {rating:+.0f} "
+        f"[{low:+.0f}, {high:+.0f}] (95%) among {len(league.entrants)} entrants"
     )
     return metrics
 
