@@ -126,7 +126,7 @@ def result_tables(
         ),
         (
             "Nodes at the deepest fixed depth",
-            ["position", "searcher", "depth", "nodes", "leaves / minimal", "EBF"],
+            ["position", "searcher", "depth", "nodes", "leaves (every iteration) / minimal", "EBF"],
             [
                 [
                     r["position"],
