@@ -119,7 +119,6 @@ def fit(
     trainable = tune.with_resources(
         tune.with_parameters(run_trial, setup=setup), {"cpu": 0, "memory": TRIAL_MEMORY}
     )
-    progress = _Progress(setup.objective, setup.grid)
     if job.resume:  # (the stored run config brings its callback and stopper back)
         tuner = tune.Tuner.restore(str(path), trainable, resume_unfinished=True)
         results = tuner.fit()
@@ -156,6 +155,7 @@ def fit(
             grace_period=min(rule.grace_period, rule.max_t or steps),
             reduction_factor=rule.reduction_factor,
         )
+    progress = _Progress(setup.objective, setup.grid)
     tuner = tune.Tuner(
         trainable,
         param_space=param_space,
