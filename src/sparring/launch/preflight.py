@@ -177,8 +177,10 @@ def check_handgen(config: Any) -> None:
     complete preflop_equity table (every class against 1..9 opponents). It is read here, in
     milliseconds, so that a wrong file is one line before Ray and the MLflow run start. A file
     that cannot be read (an ``OSError``) is left to the run's own line."""
+    from sparring.runtime.storage.location import is_remote
+
     table = config.preflop.table
-    if table is None or "://" in table.removeprefix("file://"):
+    if table is None or is_remote(table):
         return  # (a table on an object store is read by the run, which may not need it)
     from sparring.poker.preflop import load_table
 
